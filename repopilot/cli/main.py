@@ -1,0 +1,98 @@
+"""The `repopilot` command. Every command module registers itself here; every error becomes an exit code
+here and nowhere else."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+import typer
+
+from .. import __version__
+from ..core import ConfigError, RepoPilotError, RunError, UserError
+from . import ask, diagnose, fix, models, runs
+from .console import err
+
+__all__ = ["EXIT", "app", "exit_code_for", "main"]
+
+# One mapping for the whole tool (see README, "Exit codes").
+EXIT = {
+    "ok": 0,
+    "bug": 1,
+    "usage": 2,
+    "awaiting_approval": 3,
+    "run_failed": 4,
+    "interrupted": 5,
+}
+
+app = typer.Typer(
+    name="repopilot",
+    help="Diagnose failing CI runs and propose fixes a human approves.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"repopilot {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for unexpected errors."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    if debug:
+        os.environ["REPOPILOT_DEBUG"] = "1"
+
+
+for _module in (ask, diagnose, fix, models, runs):
+    _module.register(app)
+
+
+def exit_code_for(exc: BaseException) -> int:
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT["interrupted"]
+    if isinstance(exc, UserError | ConfigError | click.UsageError | click.BadParameter):
+        return EXIT["usage"]
+    if isinstance(exc, RunError):
+        return EXIT["run_failed"]
+    return EXIT["bug"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the app and turns every outcome into an exit code with one clear line on stderr."""
+    try:
+        # Without standalone mode click returns a command's `typer.Exit` code instead of exiting.
+        code = app(args=argv, prog_name="repopilot", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:  # click's form of Ctrl-C
+        err.print("interrupted; a run in progress is recorded and can be resumed with `repopilot resume RUN_ID`")
+        return EXIT["interrupted"]
+    except click.ClickException as exc:
+        exc.show(file=sys.stderr)
+        return EXIT["usage"]
+    except KeyboardInterrupt:
+        err.print("interrupted; the run is recorded and can be resumed with `repopilot resume RUN_ID`")
+        return EXIT["interrupted"]
+    except RepoPilotError as exc:
+        err.print(f"repopilot: {exc}", markup=False)
+        return exit_code_for(exc)
+    except Exception as exc:
+        if os.environ.get("REPOPILOT_DEBUG"):
+            traceback.print_exc()
+        else:
+            err.print(f"repopilot: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
+                      "traceback; please report it)", markup=False)
+        return EXIT["bug"]
+    return code if isinstance(code, int) else EXIT["ok"]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

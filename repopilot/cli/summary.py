@@ -1,0 +1,41 @@
+"""The summary printed at the end of every run: what happened, what it cost, where the trace is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.markup import escape
+
+from ..core import RunTrace
+from .console import err
+
+__all__ = ["format_cost", "print_summary", "summary_lines"]
+
+
+def format_cost(cost: float | None) -> str:
+    return "unknown" if cost is None else f"${cost:.4f}"
+
+
+def summary_lines(trace: RunTrace, path: Path) -> list[tuple[str, str]]:
+    t = trace.totals
+    return [
+        ("run", f"{trace.run_id} ({trace.command})"),
+        ("goal", trace.goal if len(trace.goal) <= 100 else trace.goal[:97] + "..."),
+        ("status", trace.status),
+        ("model", trace.model or "none"),
+        ("steps", str(t.steps)),
+        ("model calls", str(t.model_calls)),
+        ("tool calls", str(t.tool_calls)),
+        ("errors", str(t.errors)),
+        ("tokens", f"{t.input_tokens} in / {t.output_tokens} out"),
+        ("cost", format_cost(t.cost) if t.model_calls else "$0 (no model calls)"),
+        ("duration", f"{t.duration_ms / 1000:.2f}s"),
+        ("trace", str(path)),
+    ]
+
+
+def print_summary(trace: RunTrace, path: Path) -> None:
+    width = max(len(k) for k, _ in summary_lines(trace, path))
+    err.print("[dim]──── run summary ────[/dim]")
+    for key, value in summary_lines(trace, path):
+        err.print(f"[dim]{key.rjust(width)}[/dim]  {escape(value)}")

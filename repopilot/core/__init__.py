@@ -1,0 +1,84 @@
+"""What an agent run is: messages, tools, budgets, the loop, the trace, approval and redaction.
+
+Standard library and pydantic only: importing this package must not import an HTTP client or a provider SDK.
+"""
+
+from .approval import ApprovalRequired, Proposal, diff_sha256
+from .budgets import Budgets, BudgetTracker
+from .errors import (
+    ApprovalError,
+    ConfigError,
+    GitHubAPIError,
+    InputError,
+    ProviderError,
+    RepoPilotError,
+    RunError,
+    SandboxError,
+    UsageError,
+    UserError,
+)
+from .loop import Agent, RunResult, dump_messages, load_messages
+from .messages import (
+    AssistantMessage,
+    Message,
+    ModelResponse,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    ToolSpec,
+    Usage,
+    UserMessage,
+)
+from .model import Model, TextCallback
+from .redact import REDACTED, redact, redact_text
+from .tools import Tool, ToolContext, ToolOutcome, ToolRegistry, tool
+from .trace import RunTrace, Step, TraceRecorder, list_traces, load_trace, new_run_id, runs_dir, trace_path
+
+__all__ = [
+    "REDACTED",
+    "Agent",
+    "ApprovalError",
+    "ApprovalRequired",
+    "AssistantMessage",
+    "BudgetTracker",
+    "Budgets",
+    "ConfigError",
+    "GitHubAPIError",
+    "InputError",
+    "Message",
+    "Model",
+    "ModelResponse",
+    "Proposal",
+    "ProviderError",
+    "RepoPilotError",
+    "RunError",
+    "RunResult",
+    "RunTrace",
+    "SandboxError",
+    "Step",
+    "SystemMessage",
+    "TextCallback",
+    "Tool",
+    "ToolCall",
+    "ToolContext",
+    "ToolOutcome",
+    "ToolRegistry",
+    "ToolResultMessage",
+    "ToolSpec",
+    "TraceRecorder",
+    "Usage",
+    "UsageError",
+    "UserError",
+    "UserMessage",
+    "diff_sha256",
+    "dump_messages",
+    "list_traces",
+    "load_messages",
+    "load_trace",
+    "new_run_id",
+    "redact",
+    "redact_text",
+    "runs_dir",
+    "tool",
+    "trace_path",
+]

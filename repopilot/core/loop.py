@@ -1,0 +1,259 @@
+"""The ReAct loop: ask the model, run the tools it calls, feed back the results, until it answers without
+tools or a budget runs out. Every model reply and tool result is written to the trace before going on, so a
+run killed at any point resumes from its trace without asking answered turns again."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from .approval import ApprovalRequired
+from .budgets import Budgets, BudgetTracker
+from .errors import RepoPilotError
+from .messages import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
+from .model import Model, TextCallback
+from .tools import ToolContext, ToolRegistry
+from .trace import RunTrace, TraceRecorder
+
+__all__ = ["Agent", "RunResult", "dump_messages", "load_messages"]
+
+_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+# A rough tokens-per-character ratio, only for deciding when to elide old tool results.
+_CHARS_PER_TOKEN = 4
+_KEEP_RECENT_RESULTS = 2
+
+
+def dump_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    return [m.model_dump(mode="json") for m in messages]
+
+
+def load_messages(data: list[dict[str, Any]]) -> list[Message]:
+    return _MESSAGES.validate_python(data)
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    status: str
+    answer: str | None
+    trace_path: Path
+    trace: RunTrace
+
+
+class _RunEnded(Exception):
+    pass
+
+
+class Agent:
+    def __init__(
+        self,
+        model: Model,
+        tools: ToolRegistry,
+        recorder: TraceRecorder,
+        budgets: Budgets | None = None,
+        *,
+        max_result_chars: int = 16_000,
+        context_tokens: int | None = None,
+        on_text: TextCallback | None = None,
+    ) -> None:
+        self.model = model
+        self.tools = tools
+        self.rec = recorder
+        t = recorder.trace
+        self.budgets = budgets or Budgets.model_validate(t.budgets.get("limits", {}))
+        self.tracker = BudgetTracker(
+            self.budgets,
+            steps=t.totals.model_calls,
+            tokens=t.totals.input_tokens + t.totals.output_tokens,
+            cost=t.totals.cost or 0.0,
+            elapsed_before=t.totals.duration_ms / 1000,
+        )
+        if t.totals.cost is None:
+            self.tracker.cost_known = False
+        self.max_result_chars = max_result_chars
+        self.context_tokens = context_tokens
+        self.on_text = on_text
+        self.messages: list[Message] = load_messages(t.messages)
+        t.model = t.model or f"{model.provider}:{model.model}"
+        t.provider = t.provider or model.provider
+        self._sync_budgets()
+
+    # -- public -------------------------------------------------------------------------------------------
+    def run(self, messages: Sequence[Message]) -> RunResult:
+        """Start a new conversation from `messages` (system prompt and the user's goal)."""
+        self.messages = list(messages)
+        self._persist_messages()
+        self.rec.save()
+        return self._drive()
+
+    def resume(self, extra: Sequence[Message] = ()) -> RunResult:
+        """Continue from the trace: unanswered tool calls of the last reply run first, then the loop goes on."""
+        self.messages.extend(extra)
+        self.rec.trace.status = "running"
+        self.rec.trace.finished_at = None
+        self._persist_messages()
+        self.rec.save()
+        return self._drive()
+
+    # -- the loop -----------------------------------------------------------------------------------------
+    def _drive(self) -> RunResult:
+        try:
+            pending = self._pending_calls()
+            if pending:
+                self._run_tools(pending)
+            while True:
+                which = self.tracker.exhausted()
+                if which is not None:
+                    self._final_answer(which)
+                    break
+                reply = self._call_model(with_tools=True)
+                if not reply.tool_calls:
+                    self._finish("completed", reply.content)
+                    break
+                self._run_tools(reply.tool_calls)
+        except _RunEnded:
+            pass
+        except KeyboardInterrupt:
+            self.rec.step("error", error="interrupted by the user (Ctrl-C); resume with `repopilot resume`")
+            self._finish("interrupted", None)
+            raise
+        except RepoPilotError:
+            self._finish("failed", None)
+            raise
+        except Exception as exc:
+            self.rec.step("error", error=f"{type(exc).__name__}: {exc}", detail={"kind": "bug"})
+            self._finish("failed", None)
+            raise
+        t = self.rec.trace
+        return RunResult(t.run_id, t.status, t.answer, self.rec.path, t)
+
+    def _call_model(self, *, with_tools: bool) -> AssistantMessage:
+        self._elide_if_needed()
+        specs = self.tools.specs if with_tools else []
+        started = time.monotonic()
+        try:
+            resp = self.model.chat(self.messages, specs, on_text=self.on_text, deadline=self.tracker.deadline())
+        except RepoPilotError as exc:
+            # Recorded here, where the duration is known; whoever catches it only decides the run's status.
+            self.rec.step("error", model=self.model.model, error=str(exc), duration_ms=_ms(started),
+                          detail={"kind": type(exc).__name__, "during": "llm_call"})
+            raise
+        self.tracker.record(tokens=resp.usage.total_tokens, cost=resp.cost)
+        self.messages.append(resp.message)
+        self._persist_messages()
+        self._sync_budgets()
+        self.rec.step(
+            "llm_call",
+            model=resp.model or self.model.model,
+            arguments={"messages": len(self.messages) - 1, "tools": [s.name for s in specs]},
+            result={"text": resp.message.content,
+                    "tool_calls": [c.model_dump(mode="json") for c in resp.message.tool_calls]},
+            duration_ms=_ms(started),
+            input_tokens=resp.usage.input_tokens,
+            output_tokens=resp.usage.output_tokens,
+            cost=resp.cost,
+            detail={"finish_reason": resp.finish_reason, "response_id": resp.response_id,
+                    "retries": resp.retries, "usage": resp.usage.model_dump()},
+        )
+        return resp.message
+
+    def _run_tools(self, calls: Sequence[ToolCall]) -> None:
+        for call in calls:
+            self.rec.step("tool_call", tool_name=call.name, tool_call_id=call.id, arguments=call.arguments,
+                          error=call.arguments_error)
+            started = time.monotonic()
+            ctx = ToolContext(run_id=self.rec.trace.run_id, tool_call_id=call.id, state=self.rec.trace.extra)
+            try:
+                outcome = self.tools.execute(call, ctx)
+            except ApprovalRequired as req:
+                content = f"{req.message} (sha256 {req.proposal.sha256})"
+                self._record_result(call, content, False, started)
+                self.rec.trace.proposal = req.proposal.model_dump(mode="json")
+                self._finish("awaiting_approval", content)
+                raise _RunEnded from None
+            self._record_result(call, outcome.content, outcome.is_error, started)
+
+    def _record_result(self, call: ToolCall, content: str, is_error: bool, started: float) -> None:
+        shown = content
+        detail: dict[str, Any] = {}
+        if len(content) > self.max_result_chars:
+            shown = (content[: self.max_result_chars]
+                     + f"\n…[truncated: {self.max_result_chars} of {len(content)} characters shown]")
+            detail = {"truncated": True, "chars": len(content), "chars_sent": self.max_result_chars}
+        self.messages.append(ToolResultMessage(tool_call_id=call.id, name=call.name, content=shown,
+                                               is_error=is_error))
+        self._persist_messages()
+        self.rec.step("tool_result", tool_name=call.name, tool_call_id=call.id, result=content,
+                      error=content if is_error else None, duration_ms=_ms(started), detail=detail)
+
+    def _final_answer(self, which: str) -> None:
+        self.rec.step("decision", result=f"budget_exhausted:{which}",
+                      detail={"decision": "budget_exhausted", "budget": which, "usage": self.tracker.usage(),
+                              "limits": self.budgets.model_dump()})
+        self.messages.append(UserMessage(content=(
+            f"The {which} budget for this run has run out. Do not call tools. Give your final answer now, "
+            "based only on what you have found so far, and say what remains unchecked.")))
+        self._persist_messages()
+        answer: str | None = None
+        try:
+            answer = self._call_model(with_tools=False).content
+        except RepoPilotError:
+            answer = None  # the error is already a step; the run still ends as exhausted, not failed
+        self._finish(f"budget_exhausted:{which}", answer)
+
+    # -- state --------------------------------------------------------------------------------------------
+    def _pending_calls(self) -> list[ToolCall]:
+        """Tool calls of the last assistant turn that have no result yet (a run killed mid-tools)."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            msg = self.messages[i]
+            if isinstance(msg, AssistantMessage):
+                answered = {m.tool_call_id for m in self.messages[i + 1:] if isinstance(m, ToolResultMessage)}
+                return [c for c in msg.tool_calls if c.id not in answered]
+        return []
+
+    def _elide_if_needed(self) -> None:
+        if self.context_tokens is None:
+            return
+        limit = int(self.context_tokens * 0.8)
+        size = len(json.dumps(dump_messages(self.messages))) // _CHARS_PER_TOKEN
+        if size <= limit:
+            return
+        results = [i for i, m in enumerate(self.messages) if isinstance(m, ToolResultMessage)]
+        elided: list[dict[str, Any]] = []
+        for i in results[:-_KEEP_RECENT_RESULTS]:
+            msg = self.messages[i]
+            assert isinstance(msg, ToolResultMessage)
+            if msg.content.startswith("[elided"):
+                continue
+            saved = len(msg.content)
+            msg.content = (f"[elided to save context: {saved} characters; the result of this call is kept "
+                           "in the trace. Call the tool again if you need it.]")
+            elided.append({"tool_call_id": msg.tool_call_id, "tool_name": msg.name, "chars": saved})
+            size -= (saved - len(msg.content)) // _CHARS_PER_TOKEN
+            if size <= limit:
+                break
+        if elided:
+            self._persist_messages()
+            self.rec.step("decision", result="elided_old_tool_results",
+                          detail={"decision": "elide_context", "elided": elided, "estimated_tokens": size,
+                                  "context_tokens": self.context_tokens})
+
+    def _persist_messages(self) -> None:
+        self.rec.trace.messages = dump_messages(self.messages)
+
+    def _sync_budgets(self) -> None:
+        self.rec.trace.budgets = {"limits": self.budgets.model_dump(), "used": self.tracker.usage()}
+
+    def _finish(self, status: str, answer: str | None) -> None:
+        self._sync_budgets()
+        self.rec.finish(status, answer=answer)
+
+
+def _ms(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 1)
