@@ -7,15 +7,14 @@ import os
 import sys
 import traceback
 
-import click
 import typer
 
 from .. import __version__
-from ..core import ConfigError, RepoPilotError, RunError, UserError
+from ..core import RepoPilotError, RunError, UserError
 from . import ask, diagnose, fix, models, runs
 from .console import err
 
-__all__ = ["EXIT", "app", "exit_code_for", "main"]
+__all__ = ["EXIT", "app", "exit_code_for", "main", "run"]
 
 # One mapping for the whole tool (see README, "Exit codes").
 EXIT = {
@@ -58,7 +57,7 @@ for _module in (ask, diagnose, fix, models, runs):
 def exit_code_for(exc: BaseException) -> int:
     if isinstance(exc, KeyboardInterrupt):
         return EXIT["interrupted"]
-    if isinstance(exc, UserError | ConfigError | click.UsageError | click.BadParameter):
+    if isinstance(exc, UserError):
         return EXIT["usage"]
     if isinstance(exc, RunError):
         return EXIT["run_failed"]
@@ -68,19 +67,15 @@ def exit_code_for(exc: BaseException) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every outcome into an exit code with one clear line on stderr."""
     try:
-        # Without standalone mode click returns a command's `typer.Exit` code instead of exiting.
-        code = app(args=argv, prog_name="repopilot", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.exceptions.Abort:  # click's form of Ctrl-C
-        err.print("interrupted; a run in progress is recorded and can be resumed with `repopilot resume RUN_ID`")
-        return EXIT["interrupted"]
-    except click.ClickException as exc:
-        exc.show(file=sys.stderr)
-        return EXIT["usage"]
+        # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
+        app(args=argv, prog_name="repopilot")
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if code == _TYPER_INTERRUPTED:
+            return _interrupted()
+        return code
     except KeyboardInterrupt:
-        err.print("interrupted; the run is recorded and can be resumed with `repopilot resume RUN_ID`")
-        return EXIT["interrupted"]
+        return _interrupted()
     except RepoPilotError as exc:
         err.print(f"repopilot: {exc}", markup=False)
         return exit_code_for(exc)
@@ -91,8 +86,22 @@ def main(argv: list[str] | None = None) -> int:
             err.print(f"repopilot: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
                       "traceback; please report it)", markup=False)
         return EXIT["bug"]
-    return code if isinstance(code, int) else EXIT["ok"]
+    return EXIT["ok"]
+
+
+# typer turns Ctrl-C inside a command into exit 130.
+_TYPER_INTERRUPTED = 130
+
+
+def _interrupted() -> int:
+    err.print("interrupted; a run in progress is recorded and can be resumed with `repopilot resume RUN_ID`")
+    return EXIT["interrupted"]
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

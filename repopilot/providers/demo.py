@@ -31,4 +31,4 @@ def _demo_reply(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply
 
 
 def demo_model(model: str, environ: Mapping[str, str]) -> ScriptedModel:
-    return ScriptedModel(_demo_reply, model=model or "demo")
+    return ScriptedModel(_demo_reply, model=model or "demo", price_per_mtok=(0.0, 0.0))
