@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -24,6 +24,7 @@ __all__ = [
     "Step",
     "StepType",
     "Totals",
+    "TraceListener",
     "TraceRecorder",
     "list_traces",
     "load_trace",
@@ -107,6 +108,15 @@ class RunTrace(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
+class TraceListener(Protocol):
+    """Told about each step as it is recorded and about the run's end (e.g. a live OpenTelemetry exporter).
+    A listener that fails is dropped for the rest of the run; it never breaks the run or the trace file."""
+
+    def on_step(self, trace: RunTrace, step: Step) -> None: ...
+
+    def on_finish(self, trace: RunTrace) -> None: ...
+
+
 class TraceRecorder:
     """Appends steps to a RunTrace and rewrites its file atomically after each one."""
 
@@ -114,6 +124,16 @@ class TraceRecorder:
         self.trace = trace
         self.path = trace_path(trace.run_id, directory)
         self._t0 = time.monotonic() - trace.totals.duration_ms / 1000
+        self.listeners: list[TraceListener] = []
+        self.listener_errors: list[str] = []
+
+    def _notify(self, event: str, *args: Any) -> None:
+        for listener in list(self.listeners):
+            try:
+                getattr(listener, event)(self.trace, *args)
+            except Exception as exc:
+                self.listeners.remove(listener)
+                self.listener_errors.append(f"{type(listener).__name__}: {type(exc).__name__}: {exc}")
 
     @classmethod
     def start(cls, command: str, goal: str, *, directory: Path | None = None, run_id: str | None = None,
@@ -143,6 +163,7 @@ class TraceRecorder:
         if s.error is not None:
             totals.errors += 1
         self.save()
+        self._notify("on_step", s)
         return s
 
     def finish(self, status: str, **fields: Any) -> None:
@@ -151,6 +172,7 @@ class TraceRecorder:
         for k, v in fields.items():
             setattr(self.trace, k, v)
         self.save()
+        self._notify("on_finish")
 
     def save(self) -> None:
         t = self.trace
