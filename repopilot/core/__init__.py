@@ -32,7 +32,17 @@ from .messages import (
 from .model import Model, TextCallback
 from .redact import REDACTED, redact, redact_text
 from .tools import Tool, ToolContext, ToolOutcome, ToolRegistry, tool
-from .trace import RunTrace, Step, TraceListener, TraceRecorder, list_traces, load_trace, new_run_id, runs_dir, trace_path
+from .trace import (
+    RunTrace,
+    Step,
+    TraceListener,
+    TraceRecorder,
+    list_traces,
+    load_trace,
+    new_run_id,
+    runs_dir,
+    trace_path,
+)
 
 __all__ = [
     "REDACTED",
