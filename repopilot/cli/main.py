@@ -11,7 +11,7 @@ import typer
 
 from .. import __version__
 from ..core import RepoPilotError, RunError, UserError
-from . import ask, diagnose, fix, models, runs
+from . import ask, diagnose, fix, github, models, runs
 from .console import err
 
 __all__ = ["EXIT", "app", "exit_code_for", "main", "run"]
@@ -50,7 +50,7 @@ def _root(
         os.environ["REPOPILOT_DEBUG"] = "1"
 
 
-for _module in (ask, diagnose, fix, models, runs):
+for _module in (ask, diagnose, fix, github, models, runs):
     _module.register(app)
 
 

@@ -1,0 +1,11 @@
+"""Placeholder: GitHub integration commands arrive with their issue."""
+
+from __future__ import annotations
+
+import typer
+
+__all__ = ["register"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to `app` (none yet)."""
