@@ -49,8 +49,8 @@ class BudgetTracker:
             return "tokens"
         if b.max_seconds is not None and self.elapsed >= b.max_seconds:
             return "seconds"
-        # An unknown price cannot exhaust a cost cap; the trace says the cost is unknown instead.
-        if b.max_cost is not None and self.cost >= b.max_cost:
+        # Only priced calls count: calls of unknown price add nothing, and the trace reports the cost as unknown.
+        if b.max_cost is not None and self.cost > 0 and self.cost >= b.max_cost:
             return "cost"
         return None
 
