@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -83,7 +83,7 @@ class Tool:
         self._context_param: str | None = None
         for pname, param in inspect.signature(func).parameters.items():
             annotation = hints.get(pname, Any)
-            if annotation is ToolContext:
+            if annotation is ToolContext or ToolContext in get_args(annotation):
                 self._context_param = pname
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
