@@ -43,6 +43,9 @@ class OpenAIModel(HttpModel):
         if tools:
             body["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                                "parameters": t.parameters}} for t in tools]
+            # OpenAI defaults to "auto" when tools are given, but llama.cpp's server treats a missing
+            # tool_choice as "none" and never calls a tool; saying it is harmless everywhere else.
+            body["tool_choice"] = "auto"
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
