@@ -43,7 +43,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
         if not raw.strip():
             return {}, None
         try:
-            value = json.loads(raw)
+            # strict=False accepts raw newlines and tabs inside strings, which models emit in code arguments.
+            value = json.loads(raw, strict=False)
         except json.JSONDecodeError as exc:
             return {}, f"{exc.msg} at character {exc.pos}"
         if isinstance(value, str):  # double-encoded

@@ -14,6 +14,7 @@ from repopilot.providers.wire import is_synthetic_id, iter_ndjson, iter_sse, new
     ('{"path": "a"}', {"path": "a"}),
     ('"{\\"path\\": \\"a\\"}"', {"path": "a"}),  # a JSON string of a JSON string
     ("", {}),
+    ('{"pattern": "a\tb\nc"}', {"pattern": "a\tb\nc"}),  # raw control characters inside a string
     ("   ", {}),
     (None, {}),
 ])
