@@ -18,7 +18,11 @@ from ..core.messages import Message, SystemMessage
 from .http_client import HttpClient
 from .prices import cost_of, price_for
 
-__all__ = ["HttpModel", "WireRequest", "split_system"]
+__all__ = ["HttpModel", "StreamTruncated", "WireRequest", "split_system"]
+
+
+class StreamTruncated(ProviderError):
+    """A stream that ended before its final event."""
 
 
 @dataclass
@@ -47,22 +51,44 @@ class HttpModel:
 
     def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
              on_text: TextCallback | None = None, deadline: float | None = None) -> ModelResponse:
-        stream = on_text is not None
-        req = self._request(messages, tools, stream=stream)
-        if stream:
-            assert on_text is not None
-            with self.http.stream_lines(req.path, req.body, deadline=deadline, params=req.params or None,
-                                        accept=self.stream_accept) as lines:
-                resp = self._guarded(lambda: self._parse_stream(lines, on_text), "")
-        else:
+        resp: ModelResponse | None = None
+        retries: list[dict[str, Any]] = []
+        if on_text is not None:
+            shown: list[str] = []
+
+            def show(fragment: str) -> None:
+                shown.append(fragment)
+                on_text(fragment)
+
+            try:
+                resp = self._stream(messages, tools, show, deadline)
+            except StreamTruncated:
+                if shown:
+                    raise  # part of the answer is on the screen: a half answer must not pass as a whole one
+                # Some servers cannot stream every request (llama.cpp refuses to stream with tools) and end the
+                # stream at once; nothing was shown, so asking again without streaming loses nothing.
+                retries = [*self.http.last_retries, {"attempt": len(self.http.last_retries) + 1, "status": None,
+                                                     "wait_s": 0.0, "error": "empty stream; asked again without "
+                                                                             "streaming"}]
+        if resp is None:
+            req = self._request(messages, tools, stream=False)
             data = self.http.post_json(req.path, req.body, deadline=deadline, params=req.params or None)
             resp = self._guarded(lambda: self._parse(data), json.dumps(data)[:300])
-        resp.retries = list(self.http.last_retries)
+            if resp.text and on_text is not None:
+                on_text(resp.text)
+        resp.retries = retries + list(self.http.last_retries)
         resp.model = resp.model or self.model
         # The reply's model name is the more exact one (a dated snapshot); fall back to what was asked for.
         priced = resp.model if price_for(self.provider, resp.model) else self.model
         resp.cost = cost_of(self.provider, priced, resp.usage)
         return resp
+
+    def _stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec], on_text: TextCallback,
+                deadline: float | None) -> ModelResponse:
+        req = self._request(messages, tools, stream=True)
+        with self.http.stream_lines(req.path, req.body, deadline=deadline, params=req.params or None,
+                                    accept=self.stream_accept) as lines:
+            return self._guarded(lambda: self._parse_stream(lines, on_text), "")
 
     def close(self) -> None:
         self.http.close()
@@ -87,5 +113,5 @@ class HttpModel:
     def _parse_stream(self, lines: Iterator[str], on_text: TextCallback) -> ModelResponse:
         raise NotImplementedError
 
-    def _truncated(self) -> ProviderError:
-        return ProviderError("the stream ended before the reply was complete", provider=self.provider)
+    def _truncated(self) -> StreamTruncated:
+        return StreamTruncated("the stream ended before the reply was complete", provider=self.provider)

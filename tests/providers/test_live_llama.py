@@ -94,3 +94,20 @@ def test_streaming_text_from_a_real_server(llama_server: str) -> None:
     resp = model.chat([SystemMessage(content="Be brief."), UserMessage(content="Say hello.")], [],
                       on_text=seen.append)
     assert len(seen) > 1 and "".join(seen) == resp.text and resp.text.strip()
+
+
+def test_ask_on_a_terminal_with_tools(llama_server: str, git_repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """On a terminal `ask` streams; llama.cpp cannot stream with tools, so the adapter asks again plainly."""
+    monkeypatch.setenv("REPOPILOT_MODEL", "openai:smollm2-135m")
+    monkeypatch.setenv("OPENAI_BASE_URL", llama_server)
+    monkeypatch.setattr("repopilot.cli.ask.stdout_is_terminal", lambda: True)
+    code = main(["ask", GOAL, "--repo", str(git_repo), "--max-steps", "2"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert any(s.type == "tool_result" for s in load_trace(_run_id(captured.err)).steps)
+
+
+def _run_id(summary: str) -> str:
+    line = next(line for line in summary.splitlines() if line.strip().startswith("run "))
+    return line.split()[1]

@@ -159,3 +159,13 @@ def test_compatible_server_needs_no_key(server: WireServer) -> None:
     m.chat(first_turn(), [])
     assert "authorization" not in server.requests[0].headers
     assert "tools" not in server.requests[0].body and "tool_choice" not in server.requests[0].body
+
+
+def test_an_empty_stream_falls_back_to_one_plain_request(server: WireServer) -> None:
+    """llama.cpp's server cannot stream with tools and ends the stream at once: ask again without streaming."""
+    server.queue(Reply(200, b"", "text/event-stream", stream=True), Reply.fixture("openai/final_answer.json"))
+    seen: list[str] = []
+    resp = model(server).chat(first_turn(), TOOLS, on_text=seen.append)
+    assert [r.body.get("stream") for r in server.requests] == [True, None]
+    assert seen == [resp.text] and "a - b" in resp.text
+    assert resp.retries[-1]["error"].startswith("empty stream")
