@@ -158,9 +158,10 @@ def _response(blocks: list[dict[str, Any]], stop_reason: str | None, usage: Mapp
 
 
 def _messages(messages: Sequence[Message], *, keep_tool_blocks: bool) -> list[dict[str, Any]]:
-    """Wire messages. All results of one assistant turn go into ONE user message (the API pairs every
-    tool_result with a tool_use of the turn before). Without tools in the request the API refuses tool blocks,
-    so then calls and results are told as text."""
+    """Wire messages. All results of one assistant turn go into ONE user message, results first (the API pairs
+    every tool_result with a tool_use of the turn before). A request without tools (the loop's forced final
+    answer) tells past calls and results as text: Bedrock and gateways in front of it refuse tool blocks
+    when no tools are defined, and text is accepted everywhere."""
     out: list[dict[str, Any]] = []
 
     def user_blocks(blocks: list[dict[str, Any]]) -> None:

@@ -9,7 +9,7 @@ ProviderError instead of a crash.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,15 +93,15 @@ class HttpModel:
     def close(self) -> None:
         self.http.close()
 
-    def _guarded(self, parse: Any, raw: str) -> ModelResponse:
+    def _guarded(self, parse: Callable[[], ModelResponse], raw: str) -> ModelResponse:
+        """`parse()`, with a reply we cannot read (a missing field, a wrong type) turned into a ProviderError."""
         try:
-            result: ModelResponse = parse()
+            return parse()
         except ProviderError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             raise ProviderError(f"unexpected reply shape ({type(exc).__name__}: {exc})", provider=self.provider,
                                 body=raw) from exc
-        return result
 
     # -- hooks --------------------------------------------------------------------------------------------
     def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *, stream: bool) -> WireRequest:

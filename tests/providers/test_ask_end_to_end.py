@@ -4,6 +4,7 @@ comes back, runs on the repository, its result goes back paired as the API deman
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,16 @@ def test_missing_key_exits_2_before_any_request(provider: str, var: str, git_rep
     code = main(["ask", "What does add do?", "--repo", str(git_repo)])
     err = capsys.readouterr().err
     assert code == 2 and var in err and "Traceback" not in err
+
+
+def test_a_retry_wait_never_outlasts_the_seconds_budget(server: WireServer, git_repo: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    configure(monkeypatch, server, "openai")
+    server.queue(Reply.json({"error": {"message": "Rate limit reached"}}, 429, {"retry-after": "30"}))
+    started = time.monotonic()
+    code = main(["ask", "What does add do?", "--repo", str(git_repo), "--max-seconds", "5"])
+    err = capsys.readouterr().err
+    assert code == 4 and time.monotonic() - started < 3
+    assert "time budget ends before a retry could start" in err
+    assert len(server.requests) == 1

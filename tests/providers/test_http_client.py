@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from repopilot.core import ProviderError
-from repopilot.providers.http_client import HttpClient, RetryPolicy, parse_retry_after
+from repopilot.core import ConfigError, ProviderError
+from repopilot.providers.http_client import HttpClient, RetryPolicy, parse_retry_after, timeout_from_env
 
 from .wire_server import Reply, WireServer
 
@@ -140,3 +140,23 @@ def test_parse_retry_after_forms() -> None:
     assert parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:10 GMT"}, now=1445412480.0) == 10.0
     assert parse_retry_after({"retry-after": "soon"}) is None
     assert parse_retry_after({}) is None
+
+
+def test_read_timeout_is_retried_then_reported(server: WireServer) -> None:
+    server.queue(Reply.json({}, delay=0.5), Reply.json({"ok": 1}))
+    http = client(server, timeout=timeout_from_env({"REPOPILOT_HTTP_TIMEOUT": "0.1"}))
+    assert http.post_json("/x", {}) == {"ok": 1}
+    assert http.last_retries[0]["status"] is None and http.last_retries[0]["error"] == "ReadTimeout"
+    server.queue(*[Reply.json({}, delay=0.3)] * 3)
+    with pytest.raises(ProviderError, match="timed out talking to"):
+        http.post_json("/x", {})
+
+
+@pytest.mark.parametrize(("name", "value"), [("REPOPILOT_HTTP_TIMEOUT", "soon"), ("REPOPILOT_MAX_RETRIES", "-1")])
+def test_bad_settings_are_config_errors(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        if name == "REPOPILOT_HTTP_TIMEOUT":
+            timeout_from_env({name: value})
+        else:
+            RetryPolicy.from_env({name: value})
+    assert RetryPolicy.from_env({"REPOPILOT_MAX_RETRIES": "0"}).max_retries == 0

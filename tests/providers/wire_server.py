@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,10 +31,12 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     # Streams are sent without a length and the connection is closed after them, as servers do.
     stream: bool = False
+    # Seconds to wait before answering, to trip the client's read timeout.
+    delay: float = 0.0
 
     @classmethod
-    def json(cls, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Reply:
-        return cls(status, json.dumps(data).encode(), headers=headers or {})
+    def json(cls, data: Any, status: int = 200, headers: dict[str, str] | None = None, delay: float = 0.0) -> Reply:
+        return cls(status, json.dumps(data).encode(), headers=headers or {}, delay=delay)
 
     @classmethod
     def fixture(cls, name: str, status: int = 200) -> Reply:
@@ -72,6 +75,8 @@ class WireServer:
                                                 body))
                 reply = server.replies.pop(0) if server.replies else Reply.json(
                     {"error": {"message": "the test queued no reply for this request"}}, 599)
+                if reply.delay:
+                    time.sleep(reply.delay)
                 self.send_response(reply.status)
                 self.send_header("content-type", reply.content_type)
                 for key, value in reply.headers.items():
@@ -87,7 +92,11 @@ class WireServer:
                     self.end_headers()
                     self.wfile.write(reply.body)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that gave up (a timeout test) breaks the pipe; that is the point, not a failure
+
+        self._httpd = Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                         daemon=True)
 
