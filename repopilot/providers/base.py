@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core import ModelResponse, ProviderError, TextCallback, ToolSpec
 from ..core.messages import Message, SystemMessage
-from .http_client import HttpClient
+from .http_client import HttpClient, safe_url
 from .prices import cost_of, price_for
 
 __all__ = ["HttpModel", "StreamTruncated", "WireRequest", "split_system"]
@@ -47,7 +47,8 @@ class HttpModel:
     def __init__(self, model: str, http: HttpClient) -> None:
         self.model = model
         self.http = http
-        self.endpoint: str | None = http.base_url
+        # Named in traces and `repopilot models`: never with a user:password part.
+        self.endpoint: str | None = safe_url(http.base_url)
 
     def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
              on_text: TextCallback | None = None, deadline: float | None = None) -> ModelResponse:

@@ -146,8 +146,6 @@ class HttpClient:
         """POST `body` and yield the response's lines as they arrive. Failures before the first byte are
         retried; once the stream has started it is never retried (text may already be on the screen), and a
         connection that drops mid-stream is a ProviderError."""
-        holder: list[httpx.Response] = []
-
         def attempt() -> httpx.Response:
             request = self._client.build_request("POST", path, json=body, params=params,
                                                  headers={"accept": accept})
@@ -165,11 +163,11 @@ class HttpClient:
                 self._check(response, text)
             return response
 
-        holder.append(self._with_retries(attempt, deadline))
+        response: httpx.Response = self._with_retries(attempt, deadline)
         try:
-            yield self._lines(holder[0])
+            yield self._lines(response)
         finally:
-            holder[0].close()
+            response.close()
 
     # -- internals ----------------------------------------------------------------------------------------
     def _lines(self, response: httpx.Response) -> Iterator[str]:
