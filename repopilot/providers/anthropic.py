@@ -21,7 +21,7 @@ from ..core import (
 from ..core.messages import Message
 from .base import HttpModel, WireRequest, split_system
 from .http_client import HttpClient, RetryPolicy, timeout_from_env
-from .wire import iter_sse, new_call_id, parse_arguments
+from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicModel", "anthropic_model"]
 
@@ -138,14 +138,15 @@ def _response(blocks: list[dict[str, Any]], stop_reason: str | None, usage: Mapp
             args, error = parse_arguments(block.get("input"))
             calls.append(ToolCall(id=block.get("id") or new_call_id(), name=block.get("name", ""),
                                   arguments=args, arguments_error=error,
-                                  provider_data={k: v for k, v in block.items() if k not in _PLAIN_TOOL_USE}))
+                                  provider_data=tag("anthropic", {k: v for k, v in block.items()
+                                                                  if k not in _PLAIN_TOOL_USE})))
             if isinstance(block.get("input"), str):
                 block["input"] = args  # echo an object, whatever the stream assembled
         else:
             verbatim = True  # thinking, redacted_thinking, server tool blocks: the API wants them back as sent
     # Only turns carrying something we do not model are stored whole, to be echoed exactly as received.
     extra = {"content": blocks} if verbatim else {}
-    message = AssistantMessage(content="".join(text), tool_calls=calls, provider_data=extra)
+    message = AssistantMessage(content="".join(text), tool_calls=calls, provider_data=tag("anthropic", extra))
     read = int(usage.get("cache_read_input_tokens") or 0)
     write = int(usage.get("cache_creation_input_tokens") or 0)
     return ModelResponse(
@@ -189,7 +190,7 @@ def _messages(messages: Sequence[Message], *, keep_tool_blocks: bool) -> list[di
 
 
 def _assistant_blocks(m: AssistantMessage, keep_tool_blocks: bool) -> list[dict[str, Any]]:
-    stored = m.provider_data.get("content")
+    stored = fields_for("anthropic", m.provider_data).get("content")
     if isinstance(stored, list) and keep_tool_blocks:
         return stored
     blocks: list[dict[str, Any]] = []
@@ -201,7 +202,7 @@ def _assistant_blocks(m: AssistantMessage, keep_tool_blocks: bool) -> list[dict[
     for c in m.tool_calls:
         if keep_tool_blocks:
             blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments,
-                           **c.provider_data})
+                           **fields_for("anthropic", c.provider_data)})
         else:
             blocks.append({"type": "text", "text": f"[called {c.name} with {json.dumps(c.arguments)}]"})
     # The API rejects an assistant turn with no content at all.

@@ -22,7 +22,7 @@ from ..core import (
 from ..core.messages import Message
 from .base import HttpModel, WireRequest, split_system
 from .http_client import HttpClient, RetryPolicy, timeout_from_env
-from .wire import is_synthetic_id, iter_sse, new_call_id, parse_arguments
+from .wire import fields_for, is_synthetic_id, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_BASE_URL", "GeminiModel", "gemini_model", "gemini_schema"]
 
@@ -103,14 +103,15 @@ def _response(parts: list[dict[str, Any]], finish: str | None, data: Mapping[str
             args, error = parse_arguments(fc.get("args"))
             calls.append(ToolCall(id=fc.get("id") or new_call_id(), name=fc.get("name", ""), arguments=args,
                                   arguments_error=error,
-                                  provider_data={k: v for k, v in part.items() if k != "functionCall"}))
+                                  provider_data=tag("gemini", {k: v for k, v in part.items()
+                                                               if k != "functionCall"})))
         elif "text" in part and not part.get("thought"):
             text.append(part["text"])
     # Parts with fields we do not model (thoughtSignature, thought summaries) make the turn one to echo
     # exactly as received: Gemini refuses a follow-up whose function-call turn lost its signature.
     verbatim = any(frozenset(p) not in _PLAIN_PART_KEYS for p in parts)
     message = AssistantMessage(content="".join(text), tool_calls=calls,
-                               provider_data={"parts": parts} if verbatim else {})
+                               provider_data=tag("gemini", {"parts": parts} if verbatim else {}))
     meta = data.get("usageMetadata") or {}
     return ModelResponse(
         message=message, finish_reason=finish or "STOP", model=data.get("modelVersion") or "",
@@ -147,7 +148,7 @@ def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def _model_parts(m: AssistantMessage) -> list[dict[str, Any]]:
-    stored = m.provider_data.get("parts")
+    stored = fields_for("gemini", m.provider_data).get("parts")
     if isinstance(stored, list) and stored:
         return stored
     parts: list[dict[str, Any]] = [{"text": m.content}] if m.content else []
@@ -155,7 +156,7 @@ def _model_parts(m: AssistantMessage) -> list[dict[str, Any]]:
         call: dict[str, Any] = {"name": c.name, "args": c.arguments}
         if not is_synthetic_id(c.id):
             call["id"] = c.id
-        parts.append({"functionCall": call, **c.provider_data})
+        parts.append({"functionCall": call, **fields_for("gemini", c.provider_data)})
     return parts or [{"text": ""}]
 
 

@@ -21,7 +21,7 @@ from ..core import (
 from ..core.messages import Message
 from .base import HttpModel, WireRequest
 from .http_client import HttpClient, RetryPolicy, timeout_from_env
-from .wire import iter_ndjson, new_call_id, parse_arguments
+from .wire import fields_for, iter_ndjson, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_HOST", "OllamaModel", "ollama_model"]
 
@@ -81,9 +81,10 @@ def _response(content: str, raw_calls: list[dict[str, Any]], extra: dict[str, An
         args, error = parse_arguments(fn.get("arguments"))
         calls.append(ToolCall(id=raw.get("id") or new_call_id(), name=fn.get("name", ""), arguments=args,
                               arguments_error=error,
-                              provider_data={k: v for k, v in raw.items() if k not in _KNOWN_CALL_KEYS}))
+                              provider_data=tag("ollama", {k: v for k, v in raw.items()
+                                                           if k not in _KNOWN_CALL_KEYS})))
     return ModelResponse(
-        message=AssistantMessage(content=content, tool_calls=calls, provider_data=extra),
+        message=AssistantMessage(content=content, tool_calls=calls, provider_data=tag("ollama", extra)),
         finish_reason=final.get("done_reason") or "stop", model=final.get("model") or "",
         usage=Usage(input_tokens=int(final.get("prompt_eval_count") or 0),
                     output_tokens=int(final.get("eval_count") or 0)),
@@ -95,10 +96,10 @@ def _message(m: Message) -> dict[str, Any]:
         return {"role": m.role, "content": m.content}
     if isinstance(m, ToolResultMessage):
         return {"role": "tool", "content": m.content, "tool_name": m.name}
-    out: dict[str, Any] = {"role": "assistant", "content": m.content, **m.provider_data}
+    out: dict[str, Any] = {"role": "assistant", "content": m.content, **fields_for("ollama", m.provider_data)}
     if m.tool_calls:
-        out["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}, **c.provider_data}
-                             for c in m.tool_calls]
+        out["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments},
+                              **fields_for("ollama", c.provider_data)} for c in m.tool_calls]
     return out
 
 

@@ -23,7 +23,7 @@ from ..core import (
 from ..core.messages import Message
 from .base import HttpModel, WireRequest
 from .http_client import HttpClient, RetryPolicy, timeout_from_env
-from .wire import iter_sse, new_call_id, parse_arguments
+from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIModel", "openai_model"]
 
@@ -61,7 +61,8 @@ class OpenAIModel(HttpModel):
         calls = [_tool_call(c) for c in raw.get("tool_calls") or []]
         extra = {k: v for k, v in raw.items()
                  if k not in _KNOWN_MESSAGE_KEYS and k not in _REPLY_ONLY and v not in (None, "", [], {})}
-        message = AssistantMessage(content=raw.get("content") or "", tool_calls=calls, provider_data=extra)
+        message = AssistantMessage(content=raw.get("content") or "", tool_calls=calls,
+                                   provider_data=tag(self.provider, extra))
         return ModelResponse(message=message, finish_reason=choice.get("finish_reason") or "stop",
                              usage=_usage(data.get("usage")), model=data.get("model") or "",
                              response_id=data.get("id"))
@@ -110,8 +111,9 @@ class OpenAIModel(HttpModel):
         for _, slot in sorted(calls.items()):
             args, error = parse_arguments(slot["args"])
             tool_calls.append(ToolCall(id=slot["id"] or new_call_id(), name=slot["name"], arguments=args,
-                                       arguments_error=error, provider_data=slot["extra"]))
-        message = AssistantMessage(content="".join(text), tool_calls=tool_calls, provider_data=extra)
+                                       arguments_error=error, provider_data=tag(self.provider, slot["extra"])))
+        message = AssistantMessage(content="".join(text), tool_calls=tool_calls,
+                                   provider_data=tag(self.provider, extra))
         return ModelResponse(message=message, finish_reason=finish or "stop", usage=_usage(usage), model=model,
                              response_id=response_id)
 
@@ -122,11 +124,11 @@ def _message(m: Message) -> dict[str, Any]:
     if isinstance(m, ToolResultMessage):
         return {"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content}
     # Some compatible servers refuse `content: null` next to tool calls; "" is accepted everywhere.
-    out: dict[str, Any] = {"role": "assistant", "content": m.content, **m.provider_data}
+    out: dict[str, Any] = {"role": "assistant", "content": m.content, **fields_for("openai", m.provider_data)}
     if m.tool_calls:
         out["tool_calls"] = [{"id": c.id, "type": "function",
                               "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
-                              **c.provider_data} for c in m.tool_calls]
+                              **fields_for("openai", c.provider_data)} for c in m.tool_calls]
     return out
 
 
@@ -135,7 +137,7 @@ def _tool_call(raw: Mapping[str, Any]) -> ToolCall:
     args, error = parse_arguments(fn.get("arguments"))
     return ToolCall(id=raw.get("id") or new_call_id(), name=fn.get("name") or "", arguments=args,
                     arguments_error=error,
-                    provider_data={k: v for k, v in raw.items() if k not in _KNOWN_CALL_KEYS})
+                    provider_data=tag("openai", {k: v for k, v in raw.items() if k not in _KNOWN_CALL_KEYS}))
 
 
 def _usage(raw: Mapping[str, Any] | None) -> Usage:

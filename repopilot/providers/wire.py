@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "SYNTHETIC_ID_PREFIX",
     "SseEvent",
+    "fields_for",
     "is_synthetic_id",
     "iter_ndjson",
     "iter_sse",
     "new_call_id",
     "parse_arguments",
+    "tag",
 ]
 
 # Ids we make up for providers that send none start with this, so the adapter knows not to send them back as
@@ -30,6 +32,18 @@ def new_call_id() -> str:
 
 def is_synthetic_id(call_id: str) -> bool:
     return call_id.startswith(SYNTHETIC_ID_PREFIX)
+
+
+def tag(provider: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """`fields` filed under the provider's name for `provider_data`: a conversation resumed with another
+    provider then never sends them to an API that does not know them."""
+    return {provider: dict(fields)} if fields else {}
+
+
+def fields_for(provider: str, provider_data: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields `tag` filed for `provider`, or none."""
+    value = provider_data.get(provider)
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:

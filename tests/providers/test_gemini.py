@@ -37,7 +37,7 @@ def test_request_shape_and_parallel_calls_without_ids(server: WireServer) -> Non
     a, b = resp.tool_calls
     assert a.id != b.id and is_synthetic_id(a.id) and is_synthetic_id(b.id)
     assert (a.arguments, b.arguments) == ({"path": "src/calc.py"}, {"path": "README.md"})
-    assert a.provider_data == {"thoughtSignature": "CiQBVKhc7uZ2Z0Sx1xD3cQxO5Zt0X9W8a3F6s2bRk4YlHn8="}
+    assert a.provider_data == {"gemini": {"thoughtSignature": "CiQBVKhc7uZ2Z0Sx1xD3cQxO5Zt0X9W8a3F6s2bRk4YlHn8="}}
     # Gemini says STOP while asking for tools: the calls decide, not the finish reason.
     assert resp.finish_reason == "STOP"
     assert (resp.usage.input_tokens, resp.usage.output_tokens) == (301, 90)  # 40 + 50 thinking tokens

@@ -72,10 +72,11 @@ def test_compatible_server_quirks(server: WireServer) -> None:
     calls = resp.tool_calls
     assert len({c.id for c in calls}) == 3 and all(is_synthetic_id(c.id) for c in calls)
     assert calls[0].arguments == {"path": "src/calc.py"} and calls[0].arguments_error is None
-    assert calls[0].provider_data == {"extra_content": {"google": {"thought_signature": "CiQBVKhc7sig=="}}}
+    assert calls[0].provider_data == {
+        "openai": {"extra_content": {"google": {"thought_signature": "CiQBVKhc7sig=="}}}}
     assert calls[1].name == "git_status" and calls[1].arguments == {} and calls[1].arguments_error is None
     assert calls[2].arguments == {} and calls[2].arguments_error
-    assert resp.message.provider_data == {"reasoning_content": "I should read the file."}
+    assert resp.message.provider_data == {"openai": {"reasoning_content": "I should read the file."}}
     assert resp.cost is None  # unknown model: cost unknown, not a crash
 
     # The registry turns the malformed arguments into an error result the model can read.
