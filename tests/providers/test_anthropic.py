@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from repopilot.core import ConfigError, ProviderError, UserMessage
@@ -136,3 +138,30 @@ def test_529_overloaded_then_success(server: WireServer) -> None:
 def test_missing_key_names_the_variable() -> None:
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
         anthropic_model("claude-3-5-haiku-latest", {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+
+
+def test_streamed_thinking_block_with_signature_is_kept_for_the_echo(server: WireServer) -> None:
+    events = [
+        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                                              "model": "claude-sonnet-4-20250514", "content": [],
+                                              "usage": {"input_tokens": 10, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Read it."}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBsig"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {
+            "type": "tool_use", "id": "toolu_9", "name": "list_files", "input": {}}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}},
+        {"type": "message_stop"},
+    ]
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+    server.queue(Reply(200, body, "text/event-stream", stream=True), Reply.fixture("anthropic/final_answer.json"))
+    m = model(server, "claude-sonnet-4-20250514")
+    seen: list[str] = []
+    first = m.chat(first_turn(), TOOLS, on_text=seen.append)
+    assert seen == [] and first.tool_calls[0].arguments == {}  # a tool without arguments: no deltas at all
+    m.chat(second_turn(first), TOOLS)
+    echoed = server.requests[1].body["messages"][1]["content"]
+    assert echoed == [{"type": "thinking", "thinking": "Read it.", "signature": "EqQBsig"},
+                      {"type": "tool_use", "id": "toolu_9", "name": "list_files", "input": {}}]
