@@ -7,10 +7,20 @@ from pathlib import Path
 
 import typer
 
-from ..core import Agent, Budgets, InputError, SystemMessage, ToolRegistry, TraceRecorder, UserMessage
+from ..core import (
+    Agent,
+    Budgets,
+    InputError,
+    RunTrace,
+    Step,
+    SystemMessage,
+    ToolRegistry,
+    TraceRecorder,
+    UserMessage,
+)
 from ..providers import resolve_model
 from ..repo import open_repo, repo_tools
-from .console import out
+from .console import out, stdout_is_terminal
 from .summary import print_summary
 
 __all__ = ["ASK_SYSTEM_PROMPT", "register"]
@@ -37,16 +47,54 @@ def ask(
     root = open_repo(repo)
     rec = TraceRecorder.start("ask", goal, repo=str(root))
     budgets = Budgets(max_steps=max_steps, max_tokens=max_tokens, max_seconds=max_seconds, max_cost=max_cost)
-    agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets)
+    # On a terminal the answer is shown as it arrives; a pipe or --json gets it whole, once, at the end.
+    printer = _StreamPrinter() if stdout_is_terminal() and not as_json else None
+    if printer is not None:
+        rec.listeners.append(printer)
+    agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets,
+                  on_text=printer.write if printer is not None else None)
     try:
         result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])
     finally:
+        if printer is not None:
+            printer.end_line()
         print_summary(rec.trace, rec.path)
     if as_json:
         typer.echo(json.dumps({"run_id": result.run_id, "status": result.status, "answer": result.answer,
                                    "trace": str(result.trace_path)}))
-    else:
+    elif printer is None or not printer.answer_shown or not result.answer:
         out.print(result.answer or f"(no answer; status {result.status})", markup=False)
+
+
+class _StreamPrinter:
+    """Writes streamed text to stdout and ends each model turn on its own line (a trace listener)."""
+
+    def __init__(self) -> None:
+        self.open_line = False
+        self.turn_text = False
+        self.answer_shown = False
+
+    def write(self, fragment: str) -> None:
+        out.file.write(fragment)
+        out.file.flush()
+        self.turn_text = True
+        self.open_line = not fragment.endswith("\n")
+
+    def end_line(self) -> None:
+        if self.open_line:
+            out.file.write("\n")
+            out.file.flush()
+            self.open_line = False
+
+    def on_step(self, trace: RunTrace, step: Step) -> None:
+        if step.type == "llm_call":
+            self.end_line()
+            # The last streamed turn without tool calls is the answer: no need to print it again.
+            self.answer_shown = self.turn_text and not (step.result or {}).get("tool_calls")
+            self.turn_text = False
+
+    def on_finish(self, trace: RunTrace) -> None:
+        self.end_line()
 
 
 def register(app: typer.Typer) -> None:
