@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
-from ..core import ConfigError, Model, RunTrace, Step, TraceRecorder, UserError
+from ..core import ConfigError, Model, RunTrace, Step, TraceRecorder, redact_text
 from .otlp import INSTALL_HINT, make_tracer_provider, require_sdk, start_span, traces_url
 from .spans import (
     SpanPlan,
@@ -149,5 +149,5 @@ def attach_live_exporters(recorder: TraceRecorder, model: Model | None = None,
     except ConfigError:
         recorder.listener_errors.append(f"OTEL_EXPORTER_OTLP_ENDPOINT is set but the otel extra is missing: "
                                         f"{INSTALL_HINT}")
-    except UserError as exc:
-        recorder.listener_errors.append(f"live OTLP export disabled: {exc}")
+    except Exception as exc:  # a bad OTEL_* setting must not stop the run it would have observed
+        recorder.listener_errors.append(redact_text(f"live OTLP export disabled: {exc}"))
