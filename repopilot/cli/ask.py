@@ -10,7 +10,8 @@ import typer
 from ..core import Agent, Budgets, InputError, SystemMessage, ToolRegistry, TraceRecorder, UserMessage
 from ..providers import resolve_model
 from ..repo import open_repo, repo_tools
-from .console import out
+from ..telemetry import attach_live_exporters
+from .console import err, out
 from .summary import print_summary
 
 __all__ = ["ASK_SYSTEM_PROMPT", "register"]
@@ -38,10 +39,13 @@ def ask(
     rec = TraceRecorder.start("ask", goal, repo=str(root))
     budgets = Budgets(max_steps=max_steps, max_tokens=max_tokens, max_seconds=max_seconds, max_cost=max_cost)
     agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets)
+    attach_live_exporters(rec, model)
     try:
         result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])
     finally:
         print_summary(rec.trace, rec.path)
+        for problem in rec.listener_errors:
+            err.print(f"repopilot: warning: {problem}", markup=False)
     if as_json:
         typer.echo(json.dumps({"run_id": result.run_id, "status": result.status, "answer": result.answer,
                                    "trace": str(result.trace_path)}))
