@@ -13,7 +13,6 @@ from repopilot.core import (
     ApprovalRequired,
     Proposal,
     ProviderError,
-    RunTrace,
     SystemMessage,
     ToolRegistry,
     TraceRecorder,
@@ -22,6 +21,7 @@ from repopilot.core import (
 )
 from repopilot.providers import ScriptedModel
 from repopilot.repo import repo_tools
+from repopilot.telemetry import attach_live_exporters
 
 INJECTION = '<script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">'
 LEAKED_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -74,16 +74,9 @@ def _propose_tool() -> Any:
     return propose_fix
 
 
-def record_fix_run(repo: Path, *, slow_ms: float = 0.0, fail_model: bool = False) -> RunTrace:
-    """Run a scripted `fix` session against `repo` and return its trace (also written to the runs dir)."""
-    rec = TraceRecorder.start("fix", "Fix the failing CI run 4242 (pytest)", repo=str(repo))
-    rec.step("decision", result="python.pytest.assertion",
-             detail={"decision": "rule_match", "rule": "python.pytest.assertion", "confidence": 0.93,
-                     "reason": "trigger 'E       assert' at line 43 inside the failing step"})
-    rec.step("decision", result="rejected python.generic.traceback",
-             detail={"decision": "rule_rejected", "rule": "python.generic.traceback", "confidence": 0.4,
-                     "reason": "lower confidence; its lines are inside the pytest block"})
-    rec.trace.diagnosis = DIAGNOSIS
+def record_fix_run(repo: Path, *, slow_ms: float = 0.0, fail_model: bool = False) -> TraceRecorder:
+    """Run a scripted `fix` session against `repo`; returns its recorder (the trace is in the runs dir too).
+    Live OTLP export is attached as a command would attach it (it acts only when OTEL_* variables ask)."""
 
     def slow(reply: Any) -> Any:
         def fn(messages: Any, tools: Any) -> Any:
@@ -110,12 +103,19 @@ def record_fix_run(repo: Path, *, slow_ms: float = 0.0, fail_model: bool = False
     model = ScriptedModel(lambda m, t: next(calls)(m, t), model="gpt-4o-mini", price_per_mtok=(0.15, 0.6))
     model.provider = "openai"
     model.endpoint = "http://127.0.0.1:9/v1"
-    agent = Agent(model, ToolRegistry([*repo_tools(repo), _propose_tool()]), rec)
-    from repopilot.telemetry import attach_live_exporters
-
+    rec = TraceRecorder.start("fix", "Fix the failing CI run 4242 (pytest)", repo=str(repo))
+    # Attached first, as a command that records rule decisions before any model call would attach it.
     attach_live_exporters(rec, model)
+    rec.step("decision", result="python.pytest.assertion",
+             detail={"decision": "rule_match", "rule": "python.pytest.assertion", "confidence": 0.93,
+                     "reason": "trigger 'E       assert' at line 43 inside the failing step"})
+    rec.step("decision", result="rejected python.generic.traceback",
+             detail={"decision": "rule_rejected", "rule": "python.generic.traceback", "confidence": 0.4,
+                     "reason": "lower confidence; its lines are inside the pytest block"})
+    rec.trace.diagnosis = DIAGNOSIS
+    agent = Agent(model, ToolRegistry([*repo_tools(repo), _propose_tool()]), rec)
     try:
         agent.run([SystemMessage(content="You fix CI failures."), UserMessage(content=rec.trace.goal)])
     except ProviderError:
         pass
-    return rec.trace
+    return rec
