@@ -4,6 +4,7 @@ rule decisions, a failing tool call and hostile text (HTML and a token) in model
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -114,8 +115,6 @@ def record_fix_run(repo: Path, *, slow_ms: float = 0.0, fail_model: bool = False
                      "reason": "lower confidence; its lines are inside the pytest block"})
     rec.trace.diagnosis = DIAGNOSIS
     agent = Agent(model, ToolRegistry([*repo_tools(repo), _propose_tool()]), rec)
-    try:
+    with contextlib.suppress(ProviderError):
         agent.run([SystemMessage(content="You fix CI failures."), UserMessage(content=rec.trace.goal)])
-    except ProviderError:
-        pass
     return rec

@@ -15,7 +15,7 @@ from repopilot.core import ConfigError, RunError, RunTrace, TraceRecorder, Usage
 from repopilot.telemetry import export_trace, traces_url
 from repopilot.telemetry.timeline import parse_time
 
-from .receiver import Receiver, ReceivedSpan
+from .receiver import ReceivedSpan, Receiver
 from .sample import LEAKED_TOKEN, record_fix_run
 
 pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed: pip install -e '.[otel]'")
@@ -168,5 +168,5 @@ def test_missing_extra_is_a_clear_config_error(fix_run: RunTrace, monkeypatch: p
 
 
 def test_unreachable_endpoint_is_a_run_error(fix_run: RunTrace) -> None:
-    with pytest.raises(RunError, match="OTLP export to http://127.0.0.1:9/v1/traces failed"):
+    with pytest.raises(RunError, match=r"OTLP export to http://127\.0\.0\.1:9/v1/traces failed"):
         export_trace(fix_run, "http://127.0.0.1:9", timeout=2)
