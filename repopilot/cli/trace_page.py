@@ -45,11 +45,15 @@ def _json_block(value: Any) -> str:
     return f"<pre>{_e(text)}</pre>"
 
 
+def _when(iso: str | None) -> str:
+    return "-" if not iso else iso.replace("T", " ").replace("Z", " UTC")
+
+
 def _meta(trace: RunTrace) -> str:
     t = trace.totals
     cells = [
         ("command", trace.command), ("model", trace.model or "none"), ("repo", trace.repo or "-"),
-        ("started", trace.started_at), ("finished", trace.finished_at or "-"),
+        ("started", _when(trace.started_at)), ("finished", _when(trace.finished_at)),
         ("duration", format_duration(t.duration_ms)), ("steps", t.steps), ("model calls", t.model_calls),
         ("tool calls", t.tool_calls), ("errors", t.errors),
         ("tokens in / out", f"{t.input_tokens} / {t.output_tokens}"),
