@@ -57,12 +57,23 @@ def _progress(message: str) -> Iterator[None]:
 
 
 def _print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),
-                 styles: Sequence[Sequence[str]] | None = None) -> None:
-    """A rich table on a terminal; tab-free aligned plain columns when piped (easy to cut and grep)."""
+                 flexible: int = -1, styles: Sequence[Sequence[str]] | None = None) -> None:
+    """A rich table on a terminal; aligned plain columns when piped (easy to cut and grep). On a narrow
+    terminal the `flexible` column (free text) is cut with an ellipsis; the others keep one line each."""
     if stdout_is_terminal():
         table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        flex = flexible % len(headers)
+        widest = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+        # The free-text column gets what the others leave; on a terminal too narrow for that, rich folds.
+        room = out.width - (sum(widest) - widest[flex]) - 3 * (len(headers) - 1)
+        fits = room >= 12
         for i, h in enumerate(headers):
-            table.add_column(h, justify="right" if i in right else "left", overflow="fold")
+            if not fits:
+                table.add_column(h, justify="right" if i in right else "left", overflow="fold")
+            elif i == flex:
+                table.add_column(h, no_wrap=True, overflow="ellipsis", max_width=room)
+            else:
+                table.add_column(h, justify="right" if i in right else "left", no_wrap=True, min_width=widest[i])
         for r, row in enumerate(rows):
             cells = [escape(c) for c in row]
             if styles:
@@ -110,11 +121,11 @@ def runs_list(
     headers = ["run id", "started", "command", "goal", "status", "model", "steps", "tokens", "cost", "duration"]
     rows, styles = [], []
     for t in traces:
-        started = (t.started_at or "").replace("T", " ").rstrip("Z")[:19]
+        started = (t.started_at or "").replace("T", " ").rstrip("Z")[5:16]  # MM-DD HH:MM, the year is noise
         rows.append([t.run_id, started, t.command, shorten(redact(t.goal), 48), t.status, t.model or "-",
                      str(t.totals.steps), _tokens(t), _cost(t), format_duration(t.totals.duration_ms)])
         styles.append(["bold", "", "", "", _STATUS_STYLE.get(t.status, "yellow"), "", "", "", "", ""])
-    _print_table(headers, rows, right=(6, 7, 8, 9), styles=styles)
+    _print_table(headers, rows, right=(6, 7, 8, 9), flexible=3, styles=styles)
 
 
 # -- runs show ------------------------------------------------------------------------------------------------

@@ -136,3 +136,16 @@ def test_html_to_stdout_and_usage_errors(two_runs: tuple[RunTrace, RunTrace], tm
     assert "is a directory" in capsys.readouterr().err
     assert main(["trace", "export", "nope!", "--html", str(tmp_path / "x.html")]) == 2
     assert not (tmp_path / "x.html").exists()
+
+
+def test_tables_use_rich_on_a_terminal(two_runs: tuple[RunTrace, RunTrace], monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from repopilot.cli import runs
+
+    monkeypatch.setattr(runs, "stdout_is_terminal", lambda: True)
+    monkeypatch.setattr(runs.out, "width", 200)
+    assert main(["runs", "list"]) == 0
+    text = capsys.readouterr().out
+    assert "┃" in text and "━" in text and two_runs[1].run_id in text
+    assert main(["runs", "show", two_runs[1].run_id]) == 0
+    assert "┃ type" in capsys.readouterr().out
