@@ -253,7 +253,8 @@ def trace_export(
     if html:
         from .trace_page import render_trace_page
 
-        page = render_trace_page(trace)
+        with _progress("rendering the page…"):
+            page = render_trace_page(trace)
         if html == "-":
             typer.echo(page)
         else:

@@ -141,6 +141,12 @@ def attach_live_exporters(recorder: TraceRecorder, model: Model | None = None,
         recorder.trace.extra.setdefault("model_endpoint", model.endpoint)
     if not live_export_enabled(env):
         return
+    protocol = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or ""
+    if protocol.strip() and protocol.strip() != "http/protobuf":
+        recorder.listener_errors.append(
+            f"live OTLP export disabled: RepoPilot sends http/protobuf only, not {protocol.strip()!r} (point "
+            "OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP port, usually 4318)")
+        return
     try:
         for name in _ENDPOINT_VARS:
             if env.get(name, "").strip():

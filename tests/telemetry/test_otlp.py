@@ -170,3 +170,25 @@ def test_missing_extra_is_a_clear_config_error(fix_run: RunTrace, monkeypatch: p
 def test_unreachable_endpoint_is_a_run_error(fix_run: RunTrace) -> None:
     with pytest.raises(RunError, match=r"OTLP export to http://127\.0\.0\.1:9/v1/traces failed"):
         export_trace(fix_run, "http://127.0.0.1:9", timeout=2)
+
+
+def test_live_export_refuses_grpc_with_a_clear_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    from repopilot.telemetry import attach_live_exporters
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    rec = TraceRecorder.start("ask", "g")
+    attach_live_exporters(rec)
+    assert rec.listeners == [] and "http/protobuf only, not 'grpc'" in rec.listener_errors[0]
+
+
+def test_no_endpoint_no_listener_but_the_model_endpoint_is_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from repopilot.providers import ScriptedModel
+    from repopilot.telemetry import attach_live_exporters
+
+    model = ScriptedModel(["hi"])
+    model.endpoint = "https://api.example.test/v1"
+    rec = TraceRecorder.start("ask", "g")
+    attach_live_exporters(rec, model)
+    assert rec.listeners == [] and rec.listener_errors == []
+    assert rec.trace.extra["model_endpoint"] == "https://api.example.test/v1"
