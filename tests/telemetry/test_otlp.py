@@ -192,3 +192,33 @@ def test_no_endpoint_no_listener_but_the_model_endpoint_is_recorded(monkeypatch:
     attach_live_exporters(rec, model)
     assert rec.listeners == [] and rec.listener_errors == []
     assert rec.trace.extra["model_endpoint"] == "https://api.example.test/v1"
+
+
+def test_live_spans_leave_while_the_run_is_still_going(git_repo: Path, otlp_receiver: Receiver,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from repopilot.core import Agent, ToolRegistry, UserMessage
+    from repopilot.providers import ScriptedModel
+    from repopilot.repo import repo_tools
+    from repopilot.telemetry import attach_live_exporters
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", otlp_receiver.url)
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+    seen_mid_run: list[str] = []
+
+    def second_reply(messages: object, tools: object) -> str:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(otlp_receiver.spans) < 2:
+            time.sleep(0.02)
+        seen_mid_run.extend(s.name for s in otlp_receiver.spans)
+        return "done"
+
+    replies = iter([lambda m, t: {"tool_calls": [{"name": "git_status", "arguments": {}}]}, second_reply])
+    model = ScriptedModel(lambda m, t: next(replies)(m, t), model="m1")
+    rec = TraceRecorder.start("ask", "status?")
+    attach_live_exporters(rec, model)
+    Agent(model, ToolRegistry(repo_tools(git_repo)), rec).run([UserMessage(content="status?")])
+    assert rec.listener_errors == []
+    # The first model call and the tool had reached the backend before the run's last model call returned.
+    assert sorted(seen_mid_run) == ["chat m1", "execute_tool git_status"]
+    assert sorted(s.name for s in otlp_receiver.spans) == [
+        "chat m1", "chat m1", "execute_tool git_status", "invoke_agent repopilot-ask"]
