@@ -212,7 +212,7 @@ def runs_show(
         _print_section("answer")
         out.print(trace.answer, markup=False)
     _print_section("totals")
-    lines = [(k, v) for k, v in summary_lines(trace, Path(runs_dir()) / f"{trace.run_id}.json")]
+    lines = summary_lines(trace, runs_dir() / f"{trace.run_id}.json")
     width = max(len(k) for k, _ in lines)
     for key, value in lines:
         out.print(f"{key.rjust(width)}  {value}", markup=False)
