@@ -16,6 +16,7 @@ from rich.table import Table
 
 from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
 from ..telemetry import (
+    budget_usage,
     capture_content_from_env,
     export_trace,
     format_duration,
@@ -213,6 +214,8 @@ def runs_show(
         out.print(trace.answer, markup=False)
     _print_section("totals")
     lines = summary_lines(trace, runs_dir() / f"{trace.run_id}.json")
+    if budget_usage(trace):
+        lines.append(("budgets", budget_usage(trace)))
     width = max(len(k) for k, _ in lines)
     for key, value in lines:
         out.print(f"{key.rjust(width)}  {value}", markup=False)

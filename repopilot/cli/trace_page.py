@@ -14,6 +14,7 @@ from typing import Any
 from .. import __version__
 from ..core import RunTrace, Step, redact
 from ..telemetry import (
+    budget_usage,
     format_duration,
     run_span_ms,
     step_outcome,
@@ -60,7 +61,12 @@ def _meta(trace: RunTrace) -> str:
         ("cost", format_cost(t.cost) if t.model_calls else "$0 (no model calls)"),
     ]
     inner = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in cells)
-    return f'<dl class="meta" id="totals">{inner}</dl>'
+    return f'<dl class="meta" id="totals">{inner}</dl>{_budgets(trace)}'
+
+
+def _budgets(trace: RunTrace) -> str:
+    text = budget_usage(trace)
+    return f'<p class="kv" id="budgets">budgets (used / limit): {_e(text)}</p>' if text else ""
 
 
 def _diff(diff: str) -> str:

@@ -6,7 +6,16 @@ and `live`, when a span is about to be sent."""
 from .live import LiveSpanExporter, attach_live_exporters, live_export_enabled
 from .otlp import INSTALL_HINT, export_trace, traces_url
 from .spans import SpanPlan, capture_content_from_env, plan_spans
-from .timeline import TimedStep, format_duration, run_span_ms, shorten, step_outcome, step_subject, timeline
+from .timeline import (
+    TimedStep,
+    budget_usage,
+    format_duration,
+    run_span_ms,
+    shorten,
+    step_outcome,
+    step_subject,
+    timeline,
+)
 
 __all__ = [
     "INSTALL_HINT",
@@ -14,6 +23,7 @@ __all__ = [
     "SpanPlan",
     "TimedStep",
     "attach_live_exporters",
+    "budget_usage",
     "capture_content_from_env",
     "export_trace",
     "format_duration",

@@ -13,6 +13,7 @@ from ..core import RunTrace, Step
 
 __all__ = [
     "TimedStep",
+    "budget_usage",
     "format_duration",
     "parse_time",
     "run_span_ms",
@@ -136,3 +137,16 @@ def run_span_ms(trace: RunTrace) -> float:
     recorded = (finish - start).total_seconds() * 1000 if start and finish else trace.totals.duration_ms
     last = max((t.start_ms + t.duration_ms for t in timeline(trace)), default=0.0)
     return max(recorded, last, trace.totals.duration_ms)
+
+
+def budget_usage(trace: RunTrace) -> str:
+    """Each budget as `used / limit` (e.g. `steps 3 / 20 · cost 0.0012 / no limit`), or "" when unrecorded."""
+    limits = trace.budgets.get("limits") or {}
+    used = trace.budgets.get("used") or {}
+    if not isinstance(limits, dict) or not isinstance(used, dict):
+        return ""
+    parts = []
+    for name, value in used.items():
+        limit = limits.get(f"max_{name}")
+        parts.append(f"{name} {'unknown' if value is None else value} / {'no limit' if limit is None else limit}")
+    return " · ".join(parts)

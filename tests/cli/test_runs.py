@@ -71,6 +71,7 @@ def test_show_is_a_readable_timeline(two_runs: tuple[RunTrace, RunTrace], capsys
     assert "    43 | E       assert -1 == 5" in text  # a causal line with its number
     assert "-    return a - b\n+    return a + b" in text  # the proposed diff
     assert re.search(r"tokens\s+\d+ in / \d+ out", text) and "duration" in text
+    assert re.search(r"budgets\s+steps 3 / 20 · tokens \d+ / no limit", text)
     assert LEAKED_TOKEN not in text
 
 
@@ -105,7 +106,7 @@ def test_html_export_is_complete_escaped_and_offline(two_runs: tuple[RunTrace, R
     _, new = two_runs
     target = tmp_path / "out" / "run.html"
     assert main(["trace", "export", new.run_id, "--html", str(target)]) == 0
-    assert f"wrote {target} (13 steps)" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"wrote {target} (13 steps)\n"  # nothing else when piped: no spinner
     page = target.read_text()
     assert page.count('<tr class="step') == 13
     for step in new.steps:
@@ -123,6 +124,7 @@ def test_html_export_is_complete_escaped_and_offline(two_runs: tuple[RunTrace, R
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "<link" not in page and "@import" not in page and "url(" not in page
     assert "default-src 'none'" in page
+    assert "budgets (used / limit): steps 3 / 20 · tokens " in page
 
 
 def test_html_to_stdout_and_usage_errors(two_runs: tuple[RunTrace, RunTrace], tmp_path: Path,
