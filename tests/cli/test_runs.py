@@ -151,3 +151,17 @@ def test_tables_use_rich_on_a_terminal(two_runs: tuple[RunTrace, RunTrace], monk
     assert "┃" in text and "━" in text and two_runs[1].run_id in text
     assert main(["runs", "show", two_runs[1].run_id]) == 0
     assert "┃ type" in capsys.readouterr().out
+
+
+def test_html_of_a_failed_run_without_diagnosis(git_repo: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    rec = record_fix_run(git_repo, fail_model=True)
+    rec.trace.diagnosis = None
+    rec.save()
+    target = tmp_path / "failed.html"
+    assert main(["trace", "export", rec.trace.run_id, "--html", str(target)]) == 0
+    page = target.read_text()
+    assert 'class="badge status-failed" id="status">failed<' in page
+    assert 'id="diagnosis"' not in page and 'id="proposal"' not in page
+    assert "Errors (2)" in page and "openai: overloaded (HTTP 529)" in page
+    assert page.count('<tr class="step has-error"') == 2

@@ -141,3 +141,13 @@ def test_timeline_places_steps_on_the_run_clock(fix_run: RunTrace) -> None:
     chat = placed[2]
     assert chat.step.type == "llm_call" and chat.duration_ms >= 20
     assert chat.start_ms + chat.duration_ms <= placed[3].start_ms + 1
+
+
+def test_the_sdk_is_imported_only_when_spans_are_sent() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, repopilot.cli.main, repopilot.telemetry; "
+            "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith('opentelemetry')}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
