@@ -1,11 +1,285 @@
-"""Placeholder: the `runs` command arrives with its issue."""
+"""`repopilot runs list|show` and `repopilot trace export`: recorded runs, read by a person or sent to the
+tools a team already uses. Tables on a terminal, plain columns when piped; `--json` for scripts."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
+from ..telemetry import (
+    budget_usage,
+    capture_content_from_env,
+    export_trace,
+    format_duration,
+    shorten,
+    step_outcome,
+    step_subject,
+    timeline,
+)
+from .console import err, out, stderr_is_terminal, stdout_is_terminal
+from .summary import format_cost, summary_lines
 
 __all__ = ["register"]
 
+LATEST = "latest"
+_TYPE_STYLE = {"llm_call": "magenta", "tool_call": "blue", "tool_result": "cyan", "decision": "yellow",
+               "error": "bold red", "approval": "green"}
+_STATUS_STYLE = {"completed": "green", "approved": "green", "failed": "red", "rejected": "red"}
+
+
+# -- shared helpers -------------------------------------------------------------------------------------------
+def _resolve(run_id: str) -> RunTrace:
+    """The trace of `run_id`, or of the newest run for `latest`. Bad or unknown ids are InputErrors (exit 2)."""
+    if run_id == LATEST:
+        newest = next(iter(list_traces()), None)
+        if newest is None:
+            raise InputError(f"no runs recorded in {runs_dir()}/ yet")
+        return newest
+    return load_trace(run_id)
+
+
+@contextlib.contextmanager
+def _progress(message: str) -> Iterator[None]:
+    """A spinner on stderr while something slow happens, only when stderr is a terminal."""
+    if stderr_is_terminal():
+        with err.status(message):
+            yield
+    else:
+        yield
+
+
+def _print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),
+                 flexible: int = -1, styles: Sequence[Sequence[str]] | None = None) -> None:
+    """A rich table on a terminal; aligned plain columns when piped (easy to cut and grep). On a narrow
+    terminal the `flexible` column (free text) is cut with an ellipsis; the others keep one line each."""
+    if stdout_is_terminal():
+        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        flex = flexible % len(headers)
+        widest = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+        # The free-text column gets what the others leave; on a terminal too narrow for that, rich folds.
+        room = out.width - (sum(widest) - widest[flex]) - 3 * (len(headers) - 1)
+        fits = room >= 12
+        for i, h in enumerate(headers):
+            if not fits:
+                table.add_column(h, justify="right" if i in right else "left", overflow="fold")
+            elif i == flex:
+                table.add_column(h, no_wrap=True, overflow="ellipsis", max_width=room)
+            else:
+                table.add_column(h, justify="right" if i in right else "left", no_wrap=True, min_width=widest[i])
+        for r, row in enumerate(rows):
+            cells = [escape(c) for c in row]
+            if styles:
+                cells = [f"[{st}]{c}[/{st}]" if st else c for c, st in zip(cells, styles[r], strict=False)]
+            table.add_row(*cells)
+        out.print(table)
+        return
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    for row in [list(headers), *rows]:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        typer.echo("  ".join(cells).rstrip())
+
+
+def _tokens(trace: RunTrace) -> str:
+    return f"{trace.totals.input_tokens}/{trace.totals.output_tokens}"
+
+
+def _cost(trace: RunTrace) -> str:
+    return format_cost(trace.totals.cost) if trace.totals.model_calls else "$0"
+
+
+# -- runs list ------------------------------------------------------------------------------------------------
+def runs_list(
+    limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show at most this many runs."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON array instead of a table."),
+) -> None:
+    """List recorded runs, newest first."""
+    with _progress("reading traces…"):
+        traces = []
+        for trace in list_traces():
+            traces.append(trace)
+            if len(traces) >= limit:
+                break
+    if as_json:
+        typer.echo(json.dumps([redact({
+            "run_id": t.run_id, "started_at": t.started_at, "finished_at": t.finished_at, "command": t.command,
+            "goal": t.goal, "status": t.status, "model": t.model, "steps": t.totals.steps,
+            "input_tokens": t.totals.input_tokens, "output_tokens": t.totals.output_tokens,
+            "cost": t.totals.cost if t.totals.model_calls else 0.0, "duration_ms": t.totals.duration_ms,
+        }) for t in traces], indent=1))
+        return
+    if not traces:
+        err.print(f"no runs recorded in {runs_dir()}/ yet", markup=False)
+        return
+    headers = ["run id", "started", "command", "goal", "status", "model", "steps", "tokens", "cost", "duration"]
+    rows, styles = [], []
+    for t in traces:
+        started = (t.started_at or "").replace("T", " ").rstrip("Z")[5:16]  # MM-DD HH:MM, the year is noise
+        rows.append([t.run_id, started, t.command, shorten(redact(t.goal), 48), t.status, t.model or "-",
+                     str(t.totals.steps), _tokens(t), _cost(t), format_duration(t.totals.duration_ms)])
+        styles.append(["bold", "", "", "", _STATUS_STYLE.get(t.status, "yellow"), "", "", "", "", ""])
+    _print_table(headers, rows, right=(6, 7, 8, 9), flexible=3, styles=styles)
+
+
+# -- runs show ------------------------------------------------------------------------------------------------
+def _step_row(step: Step, start_ms: float) -> list[str]:
+    tokens = "" if step.input_tokens is None and step.output_tokens is None else \
+        f"{step.input_tokens or 0}/{step.output_tokens or 0}"
+    return [str(step.step_number), f"+{format_duration(start_ms)}", step.type, step_subject(step) or "-",
+            format_duration(step.duration_ms) if step.duration_ms is not None else "", tokens,
+            step_outcome(step, 90)]
+
+
+def _print_section(title: str) -> None:
+    out.print(f"\n[bold]{escape(title)}[/bold]" if stdout_is_terminal() else f"\n{title}")
+
+
+def _print_diff(diff: str) -> None:
+    for line in diff.splitlines():
+        style = ""
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        out.print(f"[{style}]{escape(line)}[/{style}]" if style else escape(line))
+
+
+def _show_diagnosis(trace: RunTrace) -> None:
+    diag = trace.diagnosis or {}
+    _print_section("diagnosis")
+    out.print(f"category {diag.get('category')} (decided by {diag.get('decided_by')})", markup=False)
+    for failure in diag.get("failures") or []:
+        if not isinstance(failure, dict):
+            continue
+        where = failure.get("file") or ""
+        if where and failure.get("line") is not None:
+            where = f" at {where}:{failure['line']}"
+        out.print(f"- {failure.get('rule')} ({failure.get('category')}, confidence {failure.get('confidence')})"
+                  f"{where}: {failure.get('message')}", markup=False)
+        for line in failure.get("lines") or []:
+            if isinstance(line, dict):
+                out.print(f"  {str(line.get('line')).rjust(6)} | {line.get('text')}", markup=False)
+        if failure.get("hint"):
+            out.print(f"  hint: {failure['hint']}", markup=False)
+
+
+def runs_show(
+    run_id: str = typer.Argument(..., help="A run id from `repopilot runs list`, or `latest`."),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole trace as JSON."),
+) -> None:
+    """Show one run as a timeline: every step, its duration, tokens and outcome, then the totals."""
+    trace = RunTrace.model_validate(redact(_resolve(run_id).model_dump(mode="json")))
+    if as_json:
+        typer.echo(trace.model_dump_json(indent=1))
+        return
+    head = f"run {trace.run_id} · {trace.command} · {trace.status}"
+    out.print(f"[bold]{escape(head)}[/bold]" if stdout_is_terminal() else head)
+    out.print(f"goal: {trace.goal}", markup=False)
+    placed = timeline(trace)
+    if placed:
+        _print_section("timeline")
+        rows = [_step_row(p.step, p.start_ms) for p in placed]
+        styles = [["", "", _TYPE_STYLE.get(p.step.type, ""), "", "", "", "red" if p.step.error else ""]
+                  for p in placed]
+        _print_table(["#", "start", "type", "tool / model", "took", "tokens", "result or error"], rows,
+                     right=(0, 1, 4, 5), styles=styles)
+    else:
+        out.print("(no steps recorded)", markup=False)
+    decisions = [s for s in trace.steps if s.type in ("decision", "approval")]
+    if decisions:
+        _print_section("decisions and approvals")
+        for s in decisions:
+            out.print(f"- step {s.step_number} {s.type} {step_subject(s)}: {step_outcome(s, 200)}", markup=False)
+    if trace.diagnosis:
+        _show_diagnosis(trace)
+    if trace.proposal:
+        _print_section("proposed fix")
+        out.print(str(trace.proposal.get("explanation") or ""), markup=False)
+        out.print(f"sha256 {trace.proposal.get('sha256')}", markup=False)
+        _print_diff(str(trace.proposal.get("diff") or ""))
+    if trace.answer:
+        _print_section("answer")
+        out.print(trace.answer, markup=False)
+    _print_section("totals")
+    lines = summary_lines(trace, runs_dir() / f"{trace.run_id}.json")
+    if budget_usage(trace):
+        lines.append(("budgets", budget_usage(trace)))
+    width = max(len(k) for k, _ in lines)
+    for key, value in lines:
+        out.print(f"{key.rjust(width)}  {value}", markup=False)
+
+
+# -- trace export ---------------------------------------------------------------------------------------------
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        # mkstemp makes the file private; a page is meant to be shared, so give it the usual permissions.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def trace_export(
+    run_id: str = typer.Argument(..., help="A run id from `repopilot runs list`, or `latest`."),
+    html: str | None = typer.Option(None, "--html", metavar="FILE",
+                                    help="Write a self-contained HTML page of the run (`-` for stdout)."),
+    otlp: str | None = typer.Option(None, "--otlp", metavar="ENDPOINT",
+                                    help="Send the run's spans over OTLP/HTTP, e.g. http://127.0.0.1:4318."),
+    capture_content: bool = typer.Option(
+        False, "--capture-content",
+        help="Include messages and tool arguments/results in the spans (also set by "
+             "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)."),
+) -> None:
+    """Export a recorded run as an HTML page and/or OpenTelemetry spans."""
+    if not html and not otlp:
+        raise UsageError("say where to export: --html FILE and/or --otlp ENDPOINT")
+    trace = _resolve(run_id)
+    if html:
+        from .trace_page import render_trace_page
+
+        with _progress("rendering the page…"):
+            page = render_trace_page(trace)
+        if html == "-":
+            typer.echo(page)
+        else:
+            target = Path(html)
+            if target.is_dir():
+                raise InputError(f"--html {html} is a directory; give a file name, e.g. {target / 'run.html'}")
+            try:
+                _write_atomically(target, page)
+            except OSError as exc:
+                raise InputError(f"cannot write {html}: {exc.strerror}") from None
+            err.print(f"wrote {html} ({len(trace.steps)} steps)", markup=False)
+    if otlp:
+        with _progress(f"sending spans to {otlp}…"):
+            sent = export_trace(trace, otlp, capture_content=capture_content or capture_content_from_env())
+        err.print(f"sent {sent} spans of run {trace.run_id} to {otlp}", markup=False)
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app` (none yet)."""
+    runs_app = typer.Typer(help="Recorded runs: list them, show one as a timeline.", no_args_is_help=True)
+    runs_app.command("list")(runs_list)
+    runs_app.command("show")(runs_show)
+    app.add_typer(runs_app, name="runs")
+    trace_app = typer.Typer(help="Export a recorded run: an HTML page, OpenTelemetry spans.", no_args_is_help=True)
+    trace_app.command("export")(trace_export)
+    app.add_typer(trace_app, name="trace")
