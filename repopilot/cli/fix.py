@@ -311,7 +311,8 @@ def resume(
     if not t.messages:
         raise UsageError(f"run {run_id} stopped before its agent started (status {t.status}); run the command again")
     root = open_repo(repo or t.repo or ".")
-    if t.status != "awaiting_approval":
+    decided = bool(t.proposal and t.proposal.get("decision"))
+    if t.status != "awaiting_approval" or decided:
         model = resolve_model()
         tools = fix_tools(root) if t.command == "fix" else repo_tools(root)
         agent = Agent(model, ToolRegistry(tools), rec)

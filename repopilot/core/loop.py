@@ -95,25 +95,48 @@ class Agent:
     def resume(self, extra: Sequence[Message] = ()) -> RunResult:
         """Continue from the trace: unanswered tool calls of the last reply run first, then the loop goes on.
 
-        A proposal nobody has decided on yet stops here (awaiting approval), whatever the recorded status: the
-        run may have been killed between recording the proposal and marking the run. After a decision the
-        model is told the outcome once; the message is persisted with the `running` status, so resuming again
-        does not repeat it.
+        The trace may have been written by a process killed between two writes, so the state is read from what
+        was recorded, not from the status alone: a proposal nobody decided on stops here (awaiting approval); a
+        recorded final answer ends the run without asking again; after a decision the model is told the outcome
+        once (the message is persisted with the `running` status, so resuming again does not repeat it).
         """
         t = self.rec.trace
         proposal = Proposal.model_validate(t.proposal) if t.proposal else None
         if proposal is not None and proposal.decision is None:
             if t.status != "awaiting_approval":
                 self._finish("awaiting_approval", t.answer)
-            return RunResult(t.run_id, t.status, t.answer, self.rec.path, t)
-        if proposal is not None and t.status in ("approved", "rejected"):
+            return self._result()
+        if proposal is not None and t.status in ("approved", "rejected", "awaiting_approval"):
             extra = [decision_message(proposal), *extra]
+        elif not extra and self._answered():
+            last = self.messages[-1]
+            assert isinstance(last, AssistantMessage)
+            self._finish(self._answered_status(), last.content)
+            return self._result()
         self.messages.extend(extra)
         self.rec.trace.status = "running"
         self.rec.trace.finished_at = None
         self._persist_messages()
         self.rec.save()
         return self._drive()
+
+    def _result(self) -> RunResult:
+        t = self.rec.trace
+        return RunResult(t.run_id, t.status, t.answer, self.rec.path, t)
+
+    def _answered(self) -> bool:
+        """The conversation ends with the model's final answer (a killed run may not have said so yet)."""
+        return bool(self.messages) and isinstance(self.messages[-1], AssistantMessage) \
+            and not self.messages[-1].tool_calls
+
+    def _answered_status(self) -> str:
+        # The final answer after a budget ran out follows a budget decision step with no tool result after it.
+        for step in reversed(self.rec.trace.steps):
+            if step.type == "tool_result":
+                break
+            if step.type == "decision" and step.detail.get("decision") == "budget_exhausted":
+                return f"budget_exhausted:{step.detail.get('budget')}"
+        return "completed"
 
     # -- the loop -----------------------------------------------------------------------------------------
     def _drive(self) -> RunResult:
@@ -144,8 +167,7 @@ class Agent:
             self.rec.step("error", error=f"{type(exc).__name__}: {exc}", detail={"kind": "bug"})
             self._finish("failed", None)
             raise
-        t = self.rec.trace
-        return RunResult(t.run_id, t.status, t.answer, self.rec.path, t)
+        return self._result()
 
     def _call_model(self, *, with_tools: bool) -> AssistantMessage:
         self._elide_if_needed()
