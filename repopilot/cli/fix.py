@@ -231,11 +231,17 @@ def _conclude(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
             approve_run(t.run_id, repo=root, sha256=proposal.sha256, who=f"{_who()} (--yes)")
             return
         if _stdin_is_terminal():
-            if typer.confirm(f"Apply this diff as one commit on a new branch repopilot/{t.run_id}?", default=False):
+            try:
+                ok = typer.confirm(f"Apply this diff as one commit on a new branch repopilot/{t.run_id}?",
+                                   default=False)
+            except typer.Abort:  # Ctrl-C or end of input at the prompt: no answer is not a yes
+                ok = None
+            if ok:
                 approve_run(t.run_id, repo=root, sha256=proposal.sha256)
-            else:
+                return
+            if ok is False:
                 reject_run(t.run_id, reason="declined at the prompt")
-            return
+                return
         err.print(f"Awaiting approval; nothing was applied. Run id: {t.run_id}", markup=False)
         err.print("To apply it:  " + _approve_command(t.run_id, root, proposal.sha256), markup=False)
         err.print(f"To reject it: repopilot reject {t.run_id} --reason TEXT", markup=False)

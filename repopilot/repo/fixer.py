@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core import Message, SystemMessage, Tool, UserMessage
+from ..core import Message, SystemMessage, Tool, UserMessage, redact_text
 from .propose import propose_fix_tool
 from .tools import repo_tools
 
@@ -27,6 +27,7 @@ You cannot run code or tests. A person reviews your diff; nothing is applied wit
 
 MAX_SEED_EXCERPT_CHARS = 12_000
 _MAX_LINES_PER_FAILURE = 40
+_MAX_FAILURES = 8
 
 
 def fix_tools(root: Path) -> list[Tool]:
@@ -61,11 +62,13 @@ def describe_diagnosis(reports: Sequence[Mapping[str, Any]], *, max_excerpt_char
     """The diagnosis as text for the model: one section per diagnosed job log."""
     sections: list[str] = []
     for report in reports:
-        out = [f"Log: {report.get('source', '?')}",
+        out = [f"Log: {report.get('log') or report.get('source', '?')}",
                f"Category: {report.get('category', 'unknown')} (decided by {report.get('decided_by', 'none')})"]
         failures = list(report.get("failures") or [])
-        for number, failure in enumerate(failures, 1):
+        for number, failure in enumerate(failures[:_MAX_FAILURES], 1):
             out += _failure_text(number, failure)
+        if len(failures) > _MAX_FAILURES:
+            out.append(f"… {len(failures) - _MAX_FAILURES} less likely failures not shown")
         if not failures:
             out.append("No rule recognised the failure; rely on the excerpt.")
         excerpt = report.get("excerpt") or {}
@@ -83,4 +86,5 @@ def seed_messages(reports: Sequence[Mapping[str, Any]]) -> list[Message]:
     """The system prompt and the first user message of a fix run."""
     goal = ("A CI run failed. Here is the diagnosis.\n\n" + describe_diagnosis(reports)
             + "\n\nFind the cause in the repository and propose a fix with propose_fix.")
-    return [SystemMessage(content=FIX_SYSTEM_PROMPT), UserMessage(content=goal)]
+    # Logs leak tokens that the runner did not mask; the model never needs them.
+    return [SystemMessage(content=FIX_SYSTEM_PROMPT), UserMessage(content=redact_text(goal))]

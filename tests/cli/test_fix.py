@@ -318,3 +318,42 @@ def test_end_to_end_fix_approve_and_the_test_passes_on_the_branch(
     _git(git_repo, "worktree", "remove", "--force", str(checkout))
     assert _state(git_repo)[:3] == before[:3]  # the original branch, index and files are untouched
     assert _git(git_repo, "rev-list", "--count", f"main..repopilot/{run_id}").strip() == "1"
+
+
+def test_no_answer_at_the_prompt_fails_closed(git_repo: Path, log: Path, script: Script, runs: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # end of input, as with Ctrl-D
+    assert main(["fix", str(log), "--repo", str(git_repo)]) == 3
+    run_id = _run_id(runs)
+    assert load_trace(run_id).status == "awaiting_approval"
+    assert f"repopilot/{run_id}" not in _git(git_repo, "branch")
+
+
+def test_no_proposal_is_an_answer(git_repo: Path, log: Path, script: Script, runs: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    script.replies[:] = ["The runner ran out of disk; nothing in the repository to change."]
+    assert main(["fix", str(log), "--repo", str(git_repo)]) == 0
+    out = capsys.readouterr().out
+    assert "ran out of disk" in out and "No fix was proposed" in out
+    assert load_trace(_run_id(runs)).status == "completed"
+
+
+def test_secrets_in_the_log_never_reach_the_model_or_trace(git_repo: Path, tmp_path: Path, script: Script,
+                                                           runs: Path) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    leaky = tmp_path / "leaky.log"
+    leaky.write_text(LOG.replace("1 failed in 0.03s", f"curl -H 'Authorization: token {token}' failed"))
+    main(["fix", str(leaky), "--repo", str(git_repo)])
+    assert token not in script.seen[0][1].content
+    assert token not in (runs / f"{_run_id(runs)}.json").read_text()
+
+
+def test_resume_an_interrupted_ask_run(git_repo: Path, script: Script, runs: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    script.replies[:] = [READ, KeyboardInterrupt()]
+    assert main(["ask", "what does add do?", "--repo", str(git_repo)]) == 5
+    script.replies[1] = "It adds (badly)."
+    assert main(["resume", _run_id(runs)]) == 0
+    assert "It adds (badly)." in capsys.readouterr().out
+    assert script.turns == [0, 1, 1]
