@@ -155,7 +155,7 @@ def parse_diff(text: str) -> list[FilePatch]:
                 raise InvalidDiff(f"line {number}: a hunk (@@) before its file's ---/+++ header lines")
             i = _hunk(cur, lines, i)
             continue
-        if not line.strip() and cur is None:
+        if not line.strip():  # blank lines between or after file patches, as git apply allows
             i += 1
             continue
         if line.startswith("```"):

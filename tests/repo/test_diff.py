@@ -166,3 +166,25 @@ def test_parse_counts_hunks_and_quoted_paths() -> None:
     (patch,) = parse_diff(diff)
     assert (patch.old_path, patch.new_path) == ("a/sp ace/é.py", "b/sp ace/é.py")
     assert (patch.hunks, patch.added, patch.removed) == (2, 2, 2)
+
+
+def test_trailing_blank_lines_and_crlf_headers_are_accepted(git_repo: Path) -> None:
+    assert validate_diff(git_repo, FIX + "\n\n").files == ["src/calc.py"]
+    crlf_headers = FIX.replace("--- a/src/calc.py\n", "--- a/src/calc.py\r\n")
+    assert parse_diff(crlf_headers)[0].old_path == "a/src/calc.py"
+
+
+def test_rename_without_hunks(git_repo: Path) -> None:
+    diff = ("diff --git a/src/calc.py b/src/arith.py\nsimilarity index 100%\nrename from src/calc.py\n"
+            "rename to src/arith.py\n")
+    assert validate_diff(git_repo, diff).files == ["src/arith.py", "src/calc.py"]
+    escape = diff.replace("rename to src/arith.py", "rename to ../arith.py")
+    with pytest.raises(InvalidDiff, match=r"\.\."):
+        validate_diff(git_repo, escape)
+
+
+def test_deleting_a_file(git_repo: Path) -> None:
+    diff = ("diff --git a/README.md b/README.md\ndeleted file mode 100644\n--- a/README.md\n+++ /dev/null\n"
+            "@@ -1,3 +0,0 @@\n-# Sample\n-\n-A sample project.\n")
+    v = validate_diff(git_repo, diff)
+    assert (v.files, v.removed) == (["README.md"], 3)
