@@ -113,12 +113,7 @@ class Agent:
             assert isinstance(last, AssistantMessage)
             self._finish(self._answered_status(), last.content)
             return self._result()
-        self.messages.extend(extra)
-        self.rec.trace.status = "running"
-        self.rec.trace.finished_at = None
-        self._persist_messages()
-        self.rec.save()
-        return self._drive()
+        return self._drive(extra)
 
     def _result(self) -> RunResult:
         t = self.rec.trace
@@ -139,11 +134,18 @@ class Agent:
         return "completed"
 
     # -- the loop -----------------------------------------------------------------------------------------
-    def _drive(self) -> RunResult:
+    def _drive(self, extra: Sequence[Message] = ()) -> RunResult:
         try:
             pending = self._pending_calls()
             if pending:
                 self._run_tools(pending)
+            # After the pending results, so every call keeps its result right after it; and saved together with
+            # the `running` status, so a run killed before this point is told `extra` again when resumed.
+            self.messages.extend(extra)
+            self.rec.trace.status = "running"
+            self.rec.trace.finished_at = None
+            self._persist_messages()
+            self.rec.save()
             while True:
                 which = self.tracker.exhausted()
                 if which is not None:

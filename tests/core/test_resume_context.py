@@ -130,3 +130,21 @@ def test_undecided_proposal_stops_without_a_model_call(git_repo: Path) -> None:
     never = ScriptedModel([])
     result = Agent(never, ToolRegistry([]), rec).resume()
     assert result.status == "awaiting_approval" and never.calls == []
+
+
+def test_pending_results_come_before_the_decision_message(git_repo: Path) -> None:
+    # Killed while the other calls of the proposing turn were being answered, then approved.
+    from repopilot.core import ToolCall
+    rec = TraceRecorder.start("fix", "goal", repo=str(git_repo))
+    turn = AssistantMessage(content="", tool_calls=[ToolCall(id="p1", name="propose_fix", arguments={}),
+                                                    ToolCall(id="r1", name="read_file",
+                                                             arguments={"path": "README.md"})])
+    done = ToolResultMessage(tool_call_id="p1", name="propose_fix", content="proposal recorded")
+    rec.trace.messages = [m.model_dump(mode="json") for m in [*_seed(), turn, done]]
+    rec.trace.proposal = Proposal.make("d\n", "e", tool_call_id="p1", decision="approved").model_dump(mode="json")
+    rec.finish("approved")
+    model = ScriptedModel(["summary"])
+    result = Agent(model, ToolRegistry(repo_tools(git_repo)), rec).resume()
+    assert result.status == "completed"
+    roles = [(m.role, getattr(m, "tool_call_id", None)) for m in model.calls[0]["messages"]]
+    assert roles[-3:] == [("tool", "p1"), ("tool", "r1"), ("user", None)]
