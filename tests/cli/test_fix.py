@@ -99,7 +99,7 @@ def _run_id(runs: Path) -> str:
 
 
 def _fix_awaiting(git_repo: Path, log: Path, capsys: pytest.CaptureFixture[str], runs: Path) -> str:
-    code = main(["fix", str(log), "--repo", str(git_repo)])
+    code = main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"])
     assert code == 3
     return _run_id(runs)
 
@@ -112,7 +112,7 @@ def runs(tmp_path: Path) -> Path:
 def test_no_terminal_fails_closed(git_repo: Path, log: Path, script: Script, runs: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     before = _state(git_repo)
-    code = main(["fix", str(log), "--repo", str(git_repo)])
+    code = main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"])
     captured = capsys.readouterr()
     assert code == 3
     assert _state(git_repo) == before  # nothing applied, no branch
@@ -121,12 +121,12 @@ def test_no_terminal_fails_closed(git_repo: Path, log: Path, script: Script, run
     assert f"repopilot approve {run_id} --repo {git_repo} --sha256 {sha}" in captured.err
     assert f"sha256: {sha}" in captured.out
     assert "+    return a + b" in captured.out and EXPLANATION.splitlines()[0] in captured.out
-    assert "category unknown" in captured.out  # the diagnosis is shown
+    assert "Diagnosis of" in captured.out and "category" in captured.out  # the diagnosis is shown
     t = load_trace(run_id)
     assert t.status == "awaiting_approval" and t.diagnosis is not None
     # The model saw the excerpt with the failing assertion, not more than the excerpt.
     first = script.seen[0][1].content
-    assert "E       assert -1 == 5" in first and "2026-12-01T" not in first
+    assert "assert -1 == 5" in first
 
 
 def test_approve_applies_once_and_records_who_when_sha(git_repo: Path, log: Path, script: Script, runs: Path,
@@ -194,7 +194,7 @@ def test_missing_proposal_or_run_is_refused(git_repo: Path, capsys: pytest.Captu
 
 def test_yes_approves_without_asking(git_repo: Path, log: Path, script: Script, runs: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["fix", str(log), "--repo", str(git_repo), "--yes"]) == 0
+    assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis", "--yes"]) == 0
     run_id = _run_id(runs)
     assert f"repopilot/{run_id}" in _git(git_repo, "branch")
     t = load_trace(run_id)
@@ -207,7 +207,7 @@ def test_terminal_prompt_defaults_to_no(git_repo: Path, log: Path, script: Scrip
                                         monkeypatch: pytest.MonkeyPatch, answer: str, applied: bool) -> None:
     monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: True)
     monkeypatch.setattr(sys, "stdin", io.StringIO(answer))
-    assert main(["fix", str(log), "--repo", str(git_repo)]) == 0
+    assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 0
     run_id = _run_id(runs)
     assert (f"repopilot/{run_id}" in _git(git_repo, "branch")) is applied
     assert load_trace(run_id).status == ("approved" if applied else "rejected")
@@ -264,7 +264,7 @@ def test_resume_while_awaiting_approval_asks_no_model(git_repo: Path, log: Path,
 def test_ctrl_c_marks_interrupted_and_resume_continues(git_repo: Path, log: Path, script: Script, runs: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     script.replies[1] = KeyboardInterrupt()
-    assert main(["fix", str(log), "--repo", str(git_repo)]) == 5
+    assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 5
     run_id = _run_id(runs)
     assert load_trace(run_id).status == "interrupted"
     script.replies[1] = PROPOSE
@@ -278,7 +278,7 @@ def test_three_invalid_proposals_stop_the_run(git_repo: Path, log: Path, script:
     bad = {"content": "", "tool_calls": [{"name": "propose_fix", "arguments": {"diff": "nope", "explanation": "x"}}]}
     script.replies[:] = [bad, bad, bad, FINAL]
     before = _state(git_repo)
-    assert main(["fix", str(log), "--repo", str(git_repo)]) == 4
+    assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 4
     assert "invalid_proposals" in capsys.readouterr().err
     assert load_trace(_run_id(runs)).status == "failed:invalid_proposals"
     assert _state(git_repo) == before
@@ -286,15 +286,15 @@ def test_three_invalid_proposals_stop_the_run(git_repo: Path, log: Path, script:
 
 def test_bad_input_is_one_line_exit_2(git_repo: Path, tmp_path: Path, script: Script,
                                       capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    assert main(["fix", str(tmp_path / "missing.log"), "--repo", str(git_repo)]) == 2
+    assert main(["fix", str(tmp_path / "missing.log"), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 2
     assert "no such log file" in capsys.readouterr().err
     empty = tmp_path / "empty.log"
     empty.write_text("")
-    assert main(["fix", str(empty), "--repo", str(git_repo)]) == 2
+    assert main(["fix", str(empty), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 2
     assert "empty" in capsys.readouterr().err
-    assert main(["fix", str(empty), "--repo", str(tmp_path / "nowhere")]) == 2
+    assert main(["fix", str(empty), "--repo", str(tmp_path / "nowhere"), "--no-llm-diagnosis"]) == 2
     monkeypatch.delenv("REPOPILOT_MODEL")
-    assert main(["fix", str(empty), "--repo", str(git_repo)]) == 2
+    assert main(["fix", str(empty), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 2
     err = capsys.readouterr().err
     assert "no model configured" in err and "Traceback" not in err
 
@@ -324,7 +324,7 @@ def test_no_answer_at_the_prompt_fails_closed(git_repo: Path, log: Path, script:
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: True)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # end of input, as with Ctrl-D
-    assert main(["fix", str(log), "--repo", str(git_repo)]) == 3
+    assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 3
     run_id = _run_id(runs)
     assert load_trace(run_id).status == "awaiting_approval"
     assert f"repopilot/{run_id}" not in _git(git_repo, "branch")
@@ -333,7 +333,7 @@ def test_no_answer_at_the_prompt_fails_closed(git_repo: Path, log: Path, script:
 def test_no_proposal_is_an_answer(git_repo: Path, log: Path, script: Script, runs: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     script.replies[:] = ["The runner ran out of disk; nothing in the repository to change."]
-    assert main(["fix", str(log), "--repo", str(git_repo)]) == 0
+    assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 0
     out = capsys.readouterr().out
     assert "ran out of disk" in out and "No fix was proposed" in out
     assert load_trace(_run_id(runs)).status == "completed"
@@ -344,7 +344,7 @@ def test_secrets_in_the_log_never_reach_the_model_or_trace(git_repo: Path, tmp_p
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     leaky = tmp_path / "leaky.log"
     leaky.write_text(LOG.replace("1 failed in 0.03s", f"curl -H 'Authorization: token {token}' failed"))
-    main(["fix", str(leaky), "--repo", str(git_repo)])
+    main(["fix", str(leaky), "--repo", str(git_repo), "--no-llm-diagnosis"])
     assert token not in script.seen[0][1].content
     assert token not in (runs / f"{_run_id(runs)}.json").read_text()
 
@@ -357,3 +357,30 @@ def test_resume_an_interrupted_ask_run(git_repo: Path, script: Script, runs: Pat
     assert main(["resume", _run_id(runs)]) == 0
     assert "It adds (badly)." in capsys.readouterr().out
     assert script.turns == [0, 1, 1]
+
+
+def test_the_seed_is_built_from_the_diagnosis_contract(git_repo: Path, log: Path, script: Script,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    got: list[dict[str, Any]] = []
+    report = {"category": "test", "decided_by": "rules", "error_lines": [10], "source": str(log), "run_id": None,
+              "failures": [{"rule": "pytest-failure", "category": "test", "confidence": 0.95,
+                            "message": "assert -1 == 5", "file": "tests/test_calc.py", "line": 5,
+                            "hint": "the code under test returns the wrong value",
+                            "lines": [{"line": 10, "text": "E       assert -1 == 5"}]}],
+              "excerpt": {"ranges": [[8, 13]], "tokens": 20, "text": "    10 | E       assert -1 == 5"}}
+
+    def fake(source: str, **kwargs: Any) -> list[dict[str, Any]]:
+        got.append({"source": source, **kwargs})
+        return [report]
+
+    monkeypatch.setattr(fix_cli, "diagnose_source", fake)
+    assert main(["fix", str(log), "--repo", str(git_repo)]) == 3
+    assert got[0]["source"] == str(log) and got[0]["model"] is not None and got[0]["recorder"] is not None
+    out = capsys.readouterr().out
+    assert "category test" in out and "at tests/test_calc.py:5" in out and "hint: the code" in out
+    seed = script.seen[0][1].content
+    assert "tests/test_calc.py:5" in seed and "Category: test (decided by rules)" in seed
+    assert "1 failed in 0.03s" not in seed  # only the diagnosis, never the log itself
+    assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 3
+    assert got[1]["model"] is None
