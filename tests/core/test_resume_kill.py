@@ -76,6 +76,17 @@ def step(self, type, **fields):
     return s
 TraceRecorder.step = step
 
+import repopilot.core.trace as trace_mod
+_replace = os.replace
+_saves = [0]
+def replace(src, dst):
+    # Inside TraceRecorder.save: the new state is written and synced to a temporary file, not yet in place.
+    if str(dst).endswith(".json"):
+        _saves[0] += 1
+        die(f"save:{_saves[0]}")
+    return _replace(src, dst)
+trace_mod.os.replace = replace
+
 _apply = fix_cli.apply_fix
 def apply_fix(*args, **kwargs):
     applied = _apply(*args, **kwargs)
@@ -100,6 +111,8 @@ KILL_POINTS = [
     "step:approval:1",     # approval recorded, run not yet marked approved
     "model:2",             # final answer after the approval
     "step:llm_call:3",     # final answer persisted, run not yet marked completed
+    "save:4",              # mid-write of the trace file (temporary file written, not yet renamed)
+    "save:9",
 ]
 
 
@@ -119,6 +132,8 @@ class Harness:
         self.env = {**os.environ, "REPOPILOT_RUNS_DIR": str(self.runs), "REPOPILOT_MODEL": "drv:script",
                     "DRIVER_LOG": str(self.log), "DRIVER_SCRIPT": str(script), "USER": "tester"}
         self.codes: list[int] = []
+        self.answered_at_kill = 0
+        self.results_at_kill: set[str | None] = set()
 
     def events(self) -> list[dict[str, Any]]:
         if not self.log.exists():
@@ -136,6 +151,10 @@ class Harness:
                               timeout=60, check=False, stdin=subprocess.DEVNULL)
         assert "Traceback" not in proc.stderr, proc.stderr
         self.codes.append(proc.returncode)
+        if proc.returncode == -signal.SIGKILL:
+            t = load_trace(self.run_id(), self.runs)
+            self.answered_at_kill = sum(s.type == "llm_call" for s in t.steps)
+            self.results_at_kill = {s.tool_call_id for s in t.steps if s.type == "tool_result"}
         return proc.returncode
 
     def run_id(self) -> str:
@@ -152,7 +171,7 @@ def test_resume_after_sigkill(tmp_path: Path, git_repo: Path, kill: str) -> None
     h = Harness(tmp_path, git_repo, kill)
     h.run("fix", str(h.ci_log), "--repo", str(git_repo), "--no-llm-diagnosis")
     run_id = h.run_id()
-    for _ in range(8):  # drive the run to its end the way a person would
+    for _ in range(10):  # drive the run to its end the way a person would
         status = load_trace(run_id, h.runs).status
         if status == "completed":
             break
@@ -165,15 +184,23 @@ def test_resume_after_sigkill(tmp_path: Path, git_repo: Path, kill: str) -> None
 
     t = load_trace(run_id, h.runs)
     assert t.status == "completed" and t.answer == FINAL
+    # What was recorded when the process died decides what may happen again: nothing recorded is redone.
     events = h.events()
-    # Every model turn is asked once; only a turn killed before it was answered is asked again.
-    turns = Counter(e["turn"] for e in events if e["kind"] == "model")
-    again = int(kill.split(":")[1]) if kill.startswith("model:") else None
-    assert turns == Counter({n: 2 if n == again else 1 for n in range(3)})
-    # Every tool runs once; only a tool killed before its result was recorded runs again.
-    runs = Counter(e["id"] for e in events if e["kind"] == "tool")
-    rerun = kill.split(":")[1] if kill.startswith("tool:") else None
-    assert runs == Counter({i: 2 if i == rerun else 1 for i in ("t1", "t2", "t3")})
+    cut = next(i for i, e in enumerate(events) if e["kind"] == "killed")
+    before, after = events[:cut], events[cut + 1:]
+    for part in (before, after):
+        turns = [e["turn"] for e in part if e["kind"] == "model"]
+        tools = [e["id"] for e in part if e["kind"] == "tool"]
+        assert len(turns) == len(set(turns)) and len(tools) == len(set(tools))
+    assert not {e["turn"] for e in after if e["kind"] == "model"} & set(range(h.answered_at_kill))
+    assert not {e["id"] for e in after if e["kind"] == "tool"} & h.results_at_kill
+    asked = Counter(e["turn"] for e in events if e["kind"] == "model")
+    ran = Counter(e["id"] for e in events if e["kind"] == "tool")
+    assert set(asked) == {0, 1, 2} and set(ran) == {"t1", "t2", "t3"}
+    if kill.startswith("model:"):  # the turn in flight was never answered: asked again, and only it
+        assert asked == Counter({n: 2 if n == int(kill[6:]) else 1 for n in range(3)})
+    if kill.startswith("tool:"):  # the tool in flight had no result: run again, and only it
+        assert ran == Counter({i: 2 if i == kill[5:] else 1 for i in ("t1", "t2", "t3")})
     # The trace holds each answer, each result, one proposal and one approval exactly once.
     assert [s.type for s in t.steps].count("llm_call") == 3
     results = [s.tool_call_id for s in t.steps if s.type == "tool_result"]
