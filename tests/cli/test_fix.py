@@ -384,3 +384,9 @@ def test_the_seed_is_built_from_the_diagnosis_contract(git_repo: Path, log: Path
     assert "1 failed in 0.03s" not in seed  # only the diagnosis, never the log itself
     assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 3
     assert got[1]["model"] is None
+
+
+def test_log_from_stdin(git_repo: Path, script: Script, runs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(LOG.encode())))
+    assert main(["fix", "-", "--repo", str(git_repo), "--no-llm-diagnosis"]) == 3
+    assert "assert -1 == 5" in script.seen[0][1].content
