@@ -9,9 +9,10 @@ from pathlib import Path
 from ..core import ApprovalRequired, EndRun, Proposal, Tool, ToolContext, redact_text
 from .diff import InvalidDiff, validate_diff
 
-__all__ = ["APPLIED_BRANCH", "MAX_INVALID_PROPOSALS", "propose_fix_tool"]
+__all__ = ["APPLIED_BRANCH", "MAX_EXPLANATION_CHARS", "MAX_INVALID_PROPOSALS", "propose_fix_tool"]
 
 MAX_INVALID_PROPOSALS = 3
+MAX_EXPLANATION_CHARS = 4000
 # Keys in the run's tool state (the trace's `extra`), so they survive a crash with the trace.
 _PROPOSALS = "proposals"
 _INVALID = "invalid_proposals"
@@ -39,6 +40,9 @@ def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS) ->
         try:
             if not explanation.strip():
                 raise InvalidDiff("the explanation is empty: say why this change fixes the failure")
+            if len(explanation) > MAX_EXPLANATION_CHARS:
+                raise InvalidDiff(f"the explanation has {len(explanation)} characters; keep it under "
+                                  f"{MAX_EXPLANATION_CHARS}")
             if redact_text(diff) != diff:
                 # The trace never holds secrets, so a diff with one could not be recorded as it is shown.
                 raise InvalidDiff("the diff contains text that looks like a credential; leave secrets out")

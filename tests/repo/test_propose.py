@@ -106,6 +106,7 @@ def test_propose_fix_is_idempotent_per_call(git_repo: Path) -> None:
 
 @pytest.mark.parametrize(("diff", "explanation", "needle"), [
     (FIX, "  ", "explanation is empty"),
+    (FIX, "x" * 5000, "keep it under"),
     (FIX.replace("+    return a + b", "+    api_key = 'sk-abcdefghijklmnopqrstuvwx'"), "x", "credential"),
 ])
 def test_refusals_before_validation(git_repo: Path, diff: str, explanation: str, needle: str) -> None:
