@@ -14,7 +14,8 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..core import (
     ToolRegistry,
     TraceRecorder,
     UsageError,
+    trace_path,
 )
 from ..core.trace import now_iso
 from ..providers import resolve_model
@@ -86,6 +88,35 @@ def _interim_diagnose_source(source: str, *, baseline: str | None = None, model:
 
 # TODO(#4): replace with `from ..ci import diagnose_source` once the diagnosis is merged.
 diagnose_source = _interim_diagnose_source
+
+
+_HELD: set[str] = set()
+
+
+@contextmanager
+def _run_lock(run_id: str) -> Iterator[None]:
+    """One process at a time per run, so a run is never driven twice at once (two `resume`s would ask the model
+    twice). The OS drops the lock when its holder dies, even by SIGKILL; nested use in one process is allowed."""
+    if run_id in _HELD:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: no lock, as before
+        yield
+        return
+    path = trace_path(run_id).with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"run {run_id} is in use by another repopilot process; try again when it ends") from None
+        _HELD.add(run_id)
+        try:
+            yield
+        finally:
+            _HELD.discard(run_id)
 
 
 def _who() -> str:
@@ -158,6 +189,11 @@ def _load_proposal(trace: RunTrace) -> Proposal:
 def approve_run(run_id: str, *, repo: Path | None = None, sha256: str | None = None,
                 who: str | None = None) -> Proposal:
     """Apply the recorded proposal of `run_id` on branch `repopilot/<run_id>` and record the approval."""
+    with _run_lock(run_id):
+        return _approve(run_id, repo=repo, sha256=sha256, who=who)
+
+
+def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | None) -> Proposal:
     rec = TraceRecorder.resume(run_id)
     t = rec.trace
     proposal = _load_proposal(t)
@@ -195,6 +231,12 @@ def approve_run(run_id: str, *, repo: Path | None = None, sha256: str | None = N
 
 
 def reject_run(run_id: str, *, reason: str | None = None, who: str | None = None) -> Proposal:
+    """Record that the proposal of `run_id` was rejected; nothing is applied."""
+    with _run_lock(run_id):
+        return _reject(run_id, reason=reason, who=who)
+
+
+def _reject(run_id: str, *, reason: str | None, who: str | None) -> Proposal:
     rec = TraceRecorder.resume(run_id)
     t = rec.trace
     if t.proposal is None:
@@ -268,6 +310,13 @@ def fix(
     model = resolve_model()
     root = open_repo(repo)
     rec = TraceRecorder.start("fix", f"fix the CI failure in {source}", repo=str(root))
+    with _run_lock(rec.trace.run_id):
+        _fix(rec, root, source, baseline=baseline, model=model, no_llm_diagnosis=no_llm_diagnosis,
+             max_steps=max_steps, yes=yes)
+
+
+def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, model: Model,
+         no_llm_diagnosis: bool, max_steps: int, yes: bool) -> None:
     try:
         reports = diagnose_source(source, baseline=baseline, model=None if no_llm_diagnosis else model,
                                   recorder=rec)
@@ -308,6 +357,11 @@ def resume(
     yes: bool = typer.Option(False, "--yes", help="Approve a new proposal without asking."),
 ) -> None:
     """Continue a run from its trace: answered model turns and recorded tool results are not repeated."""
+    with _run_lock(run_id):
+        _resume(run_id, repo=repo, yes=yes)
+
+
+def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
     rec = TraceRecorder.resume(run_id)
     t = rec.trace
     if t.command not in ("fix", "ask"):

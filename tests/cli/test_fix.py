@@ -390,3 +390,22 @@ def test_log_from_stdin(git_repo: Path, script: Script, runs: Path, monkeypatch:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(LOG.encode())))
     assert main(["fix", "-", "--repo", str(git_repo), "--no-llm-diagnosis"]) == 3
     assert "assert -1 == 5" in script.seen[0][1].content
+
+
+def test_a_run_in_use_by_another_process_is_refused(git_repo: Path, log: Path, script: Script, runs: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    run_id = _fix_awaiting(git_repo, log, capsys, runs)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+         "fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(30)", str(runs / f"{run_id}.lock")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        capsys.readouterr()
+        assert main(["approve", run_id]) == 2
+        assert "in use by another" in capsys.readouterr().err
+        assert main(["resume", run_id]) == 2
+    finally:
+        holder.kill()
+        holder.wait()
+    assert main(["approve", run_id]) == 0  # the lock went with its process
