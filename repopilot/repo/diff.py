@@ -45,6 +45,10 @@ class InvalidDiff(UserError):
     """A proposed diff that cannot be shown or applied; the message says what to change."""
 
 
+class _HunkCountError(InvalidDiff):
+    """The @@ line counts do not match the hunk's lines (models often miscount; see `_recount`)."""
+
+
 @dataclass
 class FilePatch:
     """One file's part of a diff. Paths are as written (prefix included); None stands for /dev/null."""
@@ -158,6 +162,8 @@ def parse_diff(text: str) -> list[FilePatch]:
         if not line.strip():  # blank lines between or after file patches, as git apply allows
             i += 1
             continue
+        if cur is not None and cur.hunks and line[:1] in (" ", "+", "-"):
+            raise _HunkCountError(f"line {number}: the last hunk before it has more lines than its @@ header counts")
         if line.startswith("```"):
             raise InvalidDiff(f"line {number}: remove the ``` fence; send the bare diff text")
         shown = line if len(line) <= 80 else line[:77] + "..."
@@ -192,7 +198,7 @@ def _hunk(cur: FilePatch, lines: list[str], i: int) -> int:
     i += 1
     while old_left > 0 or new_left > 0:
         if i >= len(lines):
-            raise InvalidDiff(f"the hunk at line {start} ends early: {old_left} old and "
+            raise _HunkCountError(f"the hunk at line {start} ends early: {old_left} old and "
                               f"{new_left} new lines missing (check the counts in its @@ header)")
         line = lines[i]
         kind = line[:1]
@@ -208,15 +214,50 @@ def _hunk(cur: FilePatch, lines: list[str], i: int) -> int:
         elif kind == "\\":
             pass
         else:
-            raise InvalidDiff(f"line {i + 1}: the hunk at line {start} ends early: {old_left} "
+            raise _HunkCountError(f"line {i + 1}: the hunk at line {start} ends early: {old_left} "
                               f"old and {new_left} new lines missing (check the counts in its @@ header)")
         if old_left < 0 or new_left < 0:
-            raise InvalidDiff(f"line {i + 1}: the hunk at line {start} has more lines than its "
+            raise _HunkCountError(f"line {i + 1}: the hunk at line {start} has more lines than its "
                               "@@ header counts")
         i += 1
     while i < len(lines) and lines[i].startswith("\\"):  # "\ No newline at end of file"
         i += 1
     return i
+
+
+def _ends_hunk(lines: list[str], j: int) -> bool:
+    line = lines[j]
+    return (line.startswith(("@@", "diff --git ")) or
+            (line.startswith("--- ") and j + 1 < len(lines) and lines[j + 1].startswith("+++ ")))
+
+
+def _recount(diff: str) -> str:
+    """`diff` with each hunk's @@ counts recomputed from its lines. A hunk runs to the next hunk or file header;
+    trailing blank lines are left out of it. Start lines are kept: git finds a hunk by its context anyway."""
+    lines = diff.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _HUNK.match(lines[i])
+        if not m:
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and not _ends_hunk(lines, j) and lines[j][:1] in ("", " ", "+", "-", "\\"):
+            j += 1
+        body = lines[i + 1:j]
+        blanks = 0
+        while body and body[-1] == "":
+            body.pop()
+            blanks += 1
+        old = sum(1 for ln in body if ln[:1] in ("", " ", "-"))
+        new = sum(1 for ln in body if ln[:1] in ("", " ", "+"))
+        rest = lines[i][m.end():]
+        out.append(f"@@ -{m.group(1)},{old} +{m.group(3)},{new} @@{rest}")
+        out += body + [""] * blanks
+        i = j
+    return "\n".join(out)
 
 
 def _strip_level(patches: list[FilePatch]) -> int:
@@ -298,6 +339,22 @@ def validate_diff(root: Path, diff: str, *, max_bytes: int = MAX_DIFF_BYTES, max
     size = len(diff.encode("utf-8"))
     if size > max_bytes:
         raise InvalidDiff(f"the diff is {size} bytes, over the {max_bytes}-byte cap; propose a smaller change")
+    try:
+        return _validate(root, diff, max_files=max_files, max_lines=max_lines, base=base)
+    except InvalidDiff as first:
+        # Counting lines is where models slip most (a wrong count also swallows or drops a trailing line); the
+        # content is what matters, and git still checks it against HEAD. The corrected text is what gets
+        # recorded, shown and hashed.
+        fixed = _recount(diff)
+        if fixed == diff:
+            raise
+        try:
+            return _validate(root, fixed, max_files=max_files, max_lines=max_lines, base=base)
+        except InvalidDiff as second:
+            raise (second if isinstance(first, _HunkCountError) else first) from None
+
+
+def _validate(root: Path, diff: str, *, max_files: int, max_lines: int, base: str) -> ValidatedDiff:
     patches = parse_diff(diff)
     if len(patches) > max_files:
         raise InvalidDiff(f"the diff touches {len(patches)} files, over the cap of {max_files}")

@@ -139,8 +139,7 @@ def test_zero_context_hunk_in_the_middle_is_refused(git_repo: Path) -> None:
     ("just some words\n", "not part of a unified diff"),
     ("```diff\n" + FIX + "```\n", "fence"),
     ("@@ -1,2 +1,2 @@\n x\n", "before its file"),
-    (FIX.replace("@@ -1,2 +1,2 @@", "@@ -1,3 +1,3 @@"), "ends early"),
-    (FIX.replace("@@ -1,2 +1,2 @@", "@@ -1,1 +1,1 @@"), "not part of a unified diff"),
+    (FIX.replace("@@ -1,2 +1,2 @@", "@@ -1,3 +1,3 @@") + "garbage\n", "not part of a unified diff"),
     (FIX.replace("@@ -1,2 +1,2 @@", "@@ one two @@"), "malformed hunk header"),
     ("--- a/src/calc.py\n+++ b/src/calc.py\n", "no hunks"),
     (FIX.replace("+++ b/src/calc.py", "+++ b/src/other.py"), "different files"),
@@ -188,3 +187,19 @@ def test_deleting_a_file(git_repo: Path) -> None:
             "@@ -1,3 +0,0 @@\n-# Sample\n-\n-A sample project.\n")
     v = validate_diff(git_repo, diff)
     assert (v.files, v.removed) == (["README.md"], 3)
+
+
+@pytest.mark.parametrize("header", ["@@ -1,3 +1,3 @@", "@@ -1,1 +1,1 @@", "@@ -1 +1,7 @@ def add"])
+def test_miscounted_hunks_are_corrected(git_repo: Path, header: str) -> None:
+    wrong = FIX.replace("@@ -1,2 +1,2 @@", header)
+    with pytest.raises(InvalidDiff, match="hunk"):
+        parse_diff(wrong)  # the parser itself stays strict
+    v = validate_diff(git_repo, wrong + "\n")
+    assert "@@ -1,2 +1,2 @@" in v.diff and header not in v.diff
+    assert (v.added, v.removed) == (1, 1)
+
+
+def test_recount_does_not_save_a_diff_that_does_not_apply(git_repo: Path) -> None:
+    wrong = FIX.replace("@@ -1,2 +1,2 @@", "@@ -1,3 +1,3 @@").replace("a - b", "a / b")
+    with pytest.raises(InvalidDiff, match="does not apply"):
+        validate_diff(git_repo, wrong)
