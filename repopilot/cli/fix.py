@@ -1,11 +1,393 @@
-"""Placeholder: the `fix` command arrives with its issue."""
+"""`repopilot fix SOURCE`, `approve RUN_ID`, `reject RUN_ID` and `resume RUN_ID`.
+
+`fix` diagnoses SOURCE, lets the fix agent read the repository and propose a diff, and shows it with its sha256.
+Approval fails closed: a terminal gets a y/N question (default No); without a terminal and without `--yes`
+nothing is applied and the command exits 3 with the exact `approve` command. `approve` applies exactly the
+recorded diff, checked by sha256, as one commit on branch `repopilot/<run_id>`; the working tree, the index and
+the current branch are never touched and nothing is pushed.
+"""
 
 from __future__ import annotations
 
-import typer
+import getpass
+import os
+import re
+import shlex
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
-__all__ = ["register"]
+import typer
+from rich.syntax import Syntax
+
+from ..core import (
+    Agent,
+    ApprovalError,
+    Budgets,
+    InputError,
+    Model,
+    Proposal,
+    RepoPilotError,
+    RunError,
+    RunTrace,
+    ToolRegistry,
+    TraceRecorder,
+    UsageError,
+    trace_path,
+)
+from ..core.trace import now_iso
+from ..providers import resolve_model
+from ..repo import open_repo, repo_tools
+from ..repo.apply import apply_fix
+from ..repo.fixer import fix_tools, seed_messages
+from ..repo.propose import APPLIED_BRANCH
+from .console import err, out
+from .summary import print_summary
+
+__all__ = ["approve_run", "diagnose_source", "register", "reject_run"]
+
+_INTERIM_TAIL_LINES = 60
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+_RESUMABLE = ("running", "interrupted", "failed", "approved", "rejected")
+
+
+def _interim_diagnose_source(source: str, *, baseline: str | None = None, model: Model | None = None,
+                             recorder: TraceRecorder | None = None) -> list[dict[str, Any]]:
+    """TEMPORARY stand-in for `repopilot.ci.diagnose_source` (issue #4) until it lands on this branch: no rules,
+    no model; the excerpt is the log's last lines. It returns the same JSON contract, so the swap is one line."""
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        name = "stdin"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(f"no such log file: {source}" if not path.exists() else f"not a file: {source}")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read {source}: {exc.strerror}") from None
+        name = source
+    if not data.strip():
+        raise InputError(f"the log {name} is empty")
+    if b"\x00" in data[:8192]:
+        raise InputError(f"the log {name} looks binary, not a text log")
+    lines = data.decode("utf-8", "replace").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    first = max(1, len(lines) - _INTERIM_TAIL_LINES + 1)
+    shown = [f"{n:>6} | {_TIMESTAMP.sub('', _ANSI.sub('', lines[n - 1])).rstrip(chr(13))}"
+             for n in range(first, len(lines) + 1)]
+    text = "\n".join(shown)
+    return [{"category": "unknown", "decided_by": "none", "error_lines": [], "failures": [],
+             "excerpt": {"ranges": [[first, len(lines)]], "tokens": len(text) // 4, "text": text},
+             "source": name, "run_id": None}]
+
+
+# TODO(#4): replace with `from ..ci import diagnose_source` once the diagnosis is merged.
+diagnose_source = _interim_diagnose_source
+
+
+_HELD: set[str] = set()
+
+
+@contextmanager
+def _run_lock(run_id: str) -> Iterator[None]:
+    """One process at a time per run, so a run is never driven twice at once (two `resume`s would ask the model
+    twice). The OS drops the lock when its holder dies, even by SIGKILL; nested use in one process is allowed."""
+    if run_id in _HELD:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: no lock, as before
+        yield
+        return
+    path = trace_path(run_id).with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"run {run_id} is in use by another repopilot process; try again when it ends") from None
+        _HELD.add(run_id)
+        try:
+            yield
+        finally:
+            _HELD.discard(run_id)
+
+
+def _who() -> str:
+    try:
+        return os.environ.get("USER") or getpass.getuser()
+    except Exception:  # getpass raises when no user name can be found at all
+        return "unknown"
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
+# -- showing ------------------------------------------------------------------------------------------------
+
+def _show_diagnosis(reports: Sequence[Mapping[str, Any]]) -> None:
+    for report in reports:
+        out.print(f"[bold]Diagnosis[/bold] of {report.get('source', '?')}: category "
+                  f"[bold]{report.get('category', 'unknown')}[/bold] (decided by {report.get('decided_by', 'none')})",
+                  highlight=False)
+        for failure in report.get("failures") or []:
+            where = failure.get("file") or ""
+            if where and failure.get("line"):
+                where = f"{where}:{failure['line']}"
+            out.print(f"  - {failure.get('rule', '?')}: {failure.get('message', '')}"
+                      + (f" at {where}" if where else ""), markup=False)
+            if failure.get("hint"):
+                out.print(f"    hint: {failure['hint']}", markup=False)
+        ranges = ", ".join(f"{a}-{b}" for a, b in (report.get("excerpt") or {}).get("ranges") or [])
+        if ranges:
+            out.print(f"  excerpt given to the model: log lines {ranges}", markup=False)
+
+
+def _show_proposal(proposal: Proposal) -> None:
+    out.print("\n[bold]Proposed fix[/bold]")
+    out.print(proposal.explanation, markup=False)
+    out.print("")
+    out.print(Syntax(proposal.diff, "diff", theme="ansi_dark", background_color="default"))
+    out.print(f"files: {', '.join(proposal.files)}", markup=False)
+    out.print(f"sha256: {proposal.sha256}", markup=False)
+
+
+def _approve_command(run_id: str, root: Path | str | None, sha256: str) -> str:
+    repo = f" --repo {shlex.quote(str(root))}" if root else ""
+    return f"repopilot approve {run_id}{repo} --sha256 {sha256}"
+
+
+# -- approval -----------------------------------------------------------------------------------------------
+
+def _load_proposal(trace: RunTrace) -> Proposal:
+    """The recorded proposal, refused when missing, unparseable or inconsistent with the rest of the trace."""
+    if trace.proposal is None:
+        raise ApprovalError(f"run {trace.run_id} has no proposal to decide on (status {trace.status})")
+    try:
+        proposal = Proposal.model_validate(trace.proposal)
+    except ValueError:
+        raise ApprovalError(f"the proposal recorded in run {trace.run_id} is unparseable; refusing it") from None
+    if not proposal.intact():
+        raise ApprovalError(f"the proposal in run {trace.run_id} was altered: its diff no longer matches the "
+                            "recorded sha256; refusing it")
+    # The sha256 was also written with the tool's result and the tool state, in other steps of the same file.
+    results = [s for s in trace.steps if s.type == "tool_result" and s.tool_call_id == proposal.tool_call_id]
+    keyed = (trace.extra.get("proposals") or {}).get(proposal.tool_call_id or "") or {}
+    if not results or proposal.sha256 not in str(results[-1].result) or keyed.get("sha256") != proposal.sha256:
+        raise ApprovalError(f"the proposal in run {trace.run_id} does not match the step that recorded it "
+                            "(altered trace); refusing it")
+    return proposal
+
+
+def approve_run(run_id: str, *, repo: Path | None = None, sha256: str | None = None,
+                who: str | None = None) -> Proposal:
+    """Apply the recorded proposal of `run_id` on branch `repopilot/<run_id>` and record the approval."""
+    with _run_lock(run_id):
+        return _approve(run_id, repo=repo, sha256=sha256, who=who)
+
+
+def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | None) -> Proposal:
+    rec = TraceRecorder.resume(run_id)
+    t = rec.trace
+    proposal = _load_proposal(t)
+    if sha256 is not None and sha256.strip().lower() != proposal.sha256:
+        raise ApprovalError(f"sha256 mismatch: you approved {sha256.strip()} but run {run_id} holds "
+                            f"{proposal.sha256}; nothing was applied")
+    if proposal.decision == "approved":
+        if t.status != "approved":  # killed between recording the approval and marking the run
+            rec.finish("approved")
+        out.print(f"Run {run_id} is already approved: branch {proposal.branch} (commit {(proposal.commit or '')[:12]})."
+                  " Nothing to do.", markup=False)
+        return proposal
+    if proposal.decision == "rejected":
+        raise ApprovalError(f"run {run_id} was rejected; nothing to approve (`repopilot resume {run_id}` asks the "
+                            "model for another proposal)")
+    if t.status not in ("awaiting_approval", "running", "interrupted"):
+        raise ApprovalError(f"run {run_id} is not awaiting approval (status {t.status})")
+    root = open_repo(repo or t.repo or ".")
+    who = who or _who()
+    applied = apply_fix(root, proposal.diff, run_id=run_id, sha256=proposal.sha256,
+                        explanation=proposal.explanation, who=who)
+    proposal = proposal.model_copy(update={"decision": "approved", "decided_by": who, "decided_at": now_iso(),
+                                           "branch": applied.branch, "commit": applied.commit})
+    t.proposal = proposal.model_dump(mode="json")
+    t.extra[APPLIED_BRANCH] = applied.branch
+    rec.step("approval", result="approved", detail={
+        "decision": "approved", "who": who, "when": proposal.decided_at, "sha256": proposal.sha256,
+        "tool_call_id": proposal.tool_call_id, "branch": applied.branch, "commit": applied.commit,
+        "base": applied.base, "files": applied.files, "branch_existed": applied.already})
+    rec.finish("approved")
+    out.print(f"Approved by {who}: applied as commit {applied.commit[:12]} on branch [bold]{applied.branch}[/bold] "
+              f"(from {applied.base[:12]}). Your working tree, index and current branch are untouched; nothing "
+              "was pushed.")
+    return proposal
+
+
+def reject_run(run_id: str, *, reason: str | None = None, who: str | None = None) -> Proposal:
+    """Record that the proposal of `run_id` was rejected; nothing is applied."""
+    with _run_lock(run_id):
+        return _reject(run_id, reason=reason, who=who)
+
+
+def _reject(run_id: str, *, reason: str | None, who: str | None) -> Proposal:
+    rec = TraceRecorder.resume(run_id)
+    t = rec.trace
+    if t.proposal is None:
+        raise ApprovalError(f"run {run_id} has no proposal to reject (status {t.status})")
+    try:
+        proposal = Proposal.model_validate(t.proposal)
+    except ValueError:
+        raise ApprovalError(f"the proposal recorded in run {run_id} is unparseable") from None
+    if proposal.decision == "rejected":
+        out.print(f"Run {run_id} is already rejected. Nothing to do.", markup=False)
+        return proposal
+    if proposal.decision == "approved":
+        raise ApprovalError(f"run {run_id} was already approved and applied on branch {proposal.branch}; "
+                            "delete that branch to undo it")
+    who = who or _who()
+    proposal = proposal.model_copy(update={"decision": "rejected", "decided_by": who, "decided_at": now_iso(),
+                                           "reason": reason})
+    t.proposal = proposal.model_dump(mode="json")
+    rec.step("approval", result="rejected", detail={
+        "decision": "rejected", "who": who, "when": proposal.decided_at, "sha256": proposal.sha256,
+        "tool_call_id": proposal.tool_call_id, "reason": reason})
+    rec.finish("rejected")
+    out.print(f"Rejected by {who}; nothing was applied.", markup=False)
+    return proposal
+
+
+def _conclude(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
+    """After the agent stopped: the approval gate, or the answer, or a clear failure."""
+    t = rec.trace
+    if t.status == "awaiting_approval":
+        proposal = _load_proposal(t)
+        _show_proposal(proposal)
+        if yes:
+            approve_run(t.run_id, repo=root, sha256=proposal.sha256, who=f"{_who()} (--yes)")
+            return
+        if _stdin_is_terminal():
+            try:
+                ok = typer.confirm(f"Apply this diff as one commit on a new branch repopilot/{t.run_id}?",
+                                   default=False)
+            except typer.Abort:  # Ctrl-C or end of input at the prompt: no answer is not a yes
+                ok = None
+            if ok:
+                approve_run(t.run_id, repo=root, sha256=proposal.sha256)
+                return
+            if ok is False:
+                reject_run(t.run_id, reason="declined at the prompt")
+                return
+        err.print(f"Awaiting approval; nothing was applied. Run id: {t.run_id}", markup=False)
+        err.print("To apply it:  " + _approve_command(t.run_id, root, proposal.sha256), markup=False)
+        err.print(f"To reject it: repopilot reject {t.run_id} --reason TEXT", markup=False)
+        raise typer.Exit(3)
+    if t.status.startswith("failed"):
+        raise RunError(f"run {t.run_id} ended without a fix ({t.status}): {t.answer or 'see the trace'}")
+    out.print(t.answer or f"(no answer; status {t.status})", markup=False)
+    if t.status != "approved" and not (t.proposal and Proposal.model_validate(t.proposal).decision):
+        out.print(f"No fix was proposed (status {t.status}).", markup=False)
+
+
+# -- commands -----------------------------------------------------------------------------------------------
+
+def fix(
+    source: str = typer.Argument(..., help="The failing CI log: a file or - for stdin."),
+    repo: Path = typer.Option(Path("."), "--repo", help="The git repository to fix."),
+    yes: bool = typer.Option(False, "--yes", help="Approve the proposed diff without asking (explicit consent)."),
+    max_steps: int = typer.Option(20, "--max-steps", min=1, help="Model calls before a final answer is forced."),
+    no_llm_diagnosis: bool = typer.Option(False, "--no-llm-diagnosis",
+                                          help="Diagnose with the rules only, never escalating to the model."),
+    baseline: str | None = typer.Option(None, "--baseline", help="The passing log of the same job."),
+) -> None:
+    """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
+    model = resolve_model()
+    root = open_repo(repo)
+    rec = TraceRecorder.start("fix", f"fix the CI failure in {source}", repo=str(root))
+    with _run_lock(rec.trace.run_id):
+        _fix(rec, root, source, baseline=baseline, model=model, no_llm_diagnosis=no_llm_diagnosis,
+             max_steps=max_steps, yes=yes)
+
+
+def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, model: Model,
+         no_llm_diagnosis: bool, max_steps: int, yes: bool) -> None:
+    try:
+        reports = diagnose_source(source, baseline=baseline, model=None if no_llm_diagnosis else model,
+                                  recorder=rec)
+    except (RepoPilotError, KeyboardInterrupt):
+        rec.finish("failed")  # no conversation yet: nothing to resume, `fix` is simply run again
+        raise
+    rec.trace.diagnosis = {"reports": reports}
+    rec.save()
+    _show_diagnosis(reports)
+    agent = Agent(model, ToolRegistry(fix_tools(root)), rec, Budgets(max_steps=max_steps))
+    try:
+        agent.run(seed_messages(reports))
+    finally:
+        print_summary(rec.trace, rec.path)
+    _conclude(rec, root, yes=yes)
+
+
+def approve(
+    run_id: str = typer.Argument(..., help="The run whose proposal to apply."),
+    repo: Path | None = typer.Option(None, "--repo", help="The repository (default: the run's)."),
+    sha256: str | None = typer.Option(None, "--sha256", help="The sha256 you were shown; refused if it differs."),
+) -> None:
+    """Apply a run's proposed diff as one commit on a new branch repopilot/RUN_ID."""
+    approve_run(run_id, repo=repo, sha256=sha256)
+
+
+def reject(
+    run_id: str = typer.Argument(..., help="The run whose proposal to reject."),
+    reason: str | None = typer.Option(None, "--reason", help="Why; the model reads it if the run is resumed."),
+) -> None:
+    """Reject a run's proposed diff; nothing is applied."""
+    reject_run(run_id, reason=reason)
+
+
+def resume(
+    run_id: str = typer.Argument(..., help="The run to continue."),
+    repo: Path | None = typer.Option(None, "--repo", help="The repository (default: the run's)."),
+    yes: bool = typer.Option(False, "--yes", help="Approve a new proposal without asking."),
+) -> None:
+    """Continue a run from its trace: answered model turns and recorded tool results are not repeated."""
+    with _run_lock(run_id):
+        _resume(run_id, repo=repo, yes=yes)
+
+
+def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
+    rec = TraceRecorder.resume(run_id)
+    t = rec.trace
+    if t.command not in ("fix", "ask"):
+        raise UsageError(f"run {run_id} is a {t.command} run; only ask and fix runs can be resumed")
+    if t.status != "awaiting_approval" and not t.status.startswith(_RESUMABLE):
+        raise UsageError(f"run {run_id} already finished (status {t.status}); nothing to resume")
+    if not t.messages:
+        raise UsageError(f"run {run_id} stopped before its agent started (status {t.status}); run the command again")
+    root = open_repo(repo or t.repo or ".")
+    decided = bool(t.proposal and t.proposal.get("decision"))
+    if t.status != "awaiting_approval" or decided:
+        model = resolve_model()
+        tools = fix_tools(root) if t.command == "fix" else repo_tools(root)
+        agent = Agent(model, ToolRegistry(tools), rec)
+        try:
+            agent.resume()
+        finally:
+            print_summary(rec.trace, rec.path)
+    if t.command == "fix":
+        _conclude(rec, root, yes=yes)
+    else:
+        out.print(t.answer or f"(no answer; status {t.status})", markup=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app` (none yet)."""
+    app.command("fix")(fix)
+    app.command("approve")(approve)
+    app.command("reject")(reject)
+    app.command("resume")(resume)

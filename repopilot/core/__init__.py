@@ -3,7 +3,7 @@
 Standard library and pydantic only: importing this package must not import an HTTP client or a provider SDK.
 """
 
-from .approval import ApprovalRequired, Proposal, diff_sha256
+from .approval import ApprovalRequired, Decision, EndRun, Proposal, decision_message, diff_sha256
 from .budgets import Budgets, BudgetTracker
 from .errors import (
     ApprovalError,
@@ -53,6 +53,8 @@ __all__ = [
     "BudgetTracker",
     "Budgets",
     "ConfigError",
+    "Decision",
+    "EndRun",
     "GitHubAPIError",
     "InputError",
     "Message",
@@ -81,6 +83,7 @@ __all__ = [
     "UsageError",
     "UserError",
     "UserMessage",
+    "decision_message",
     "diff_sha256",
     "dump_messages",
     "list_traces",

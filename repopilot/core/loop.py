@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from .approval import ApprovalRequired
+from .approval import ApprovalRequired, EndRun, Proposal, decision_message
 from .budgets import Budgets, BudgetTracker
 from .errors import RepoPilotError
 from .messages import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
@@ -93,20 +93,59 @@ class Agent:
         return self._drive()
 
     def resume(self, extra: Sequence[Message] = ()) -> RunResult:
-        """Continue from the trace: unanswered tool calls of the last reply run first, then the loop goes on."""
-        self.messages.extend(extra)
-        self.rec.trace.status = "running"
-        self.rec.trace.finished_at = None
-        self._persist_messages()
-        self.rec.save()
-        return self._drive()
+        """Continue from the trace: unanswered tool calls of the last reply run first, then the loop goes on.
+
+        The trace may have been written by a process killed between two writes, so the state is read from what
+        was recorded, not from the status alone: a proposal nobody decided on stops here (awaiting approval); a
+        recorded final answer ends the run without asking again; after a decision the model is told the outcome
+        once (the message is persisted with the `running` status, so resuming again does not repeat it).
+        """
+        t = self.rec.trace
+        proposal = Proposal.model_validate(t.proposal) if t.proposal else None
+        if proposal is not None and proposal.decision is None:
+            if t.status != "awaiting_approval":
+                self._finish("awaiting_approval", t.answer)
+            return self._result()
+        if proposal is not None and t.status in ("approved", "rejected", "awaiting_approval"):
+            extra = [decision_message(proposal), *extra]
+        elif not extra and self._answered():
+            last = self.messages[-1]
+            assert isinstance(last, AssistantMessage)
+            self._finish(self._answered_status(), last.content)
+            return self._result()
+        return self._drive(extra)
+
+    def _result(self) -> RunResult:
+        t = self.rec.trace
+        return RunResult(t.run_id, t.status, t.answer, self.rec.path, t)
+
+    def _answered(self) -> bool:
+        """The conversation ends with the model's final answer (a killed run may not have said so yet)."""
+        return bool(self.messages) and isinstance(self.messages[-1], AssistantMessage) \
+            and not self.messages[-1].tool_calls
+
+    def _answered_status(self) -> str:
+        # The final answer after a budget ran out follows a budget decision step with no tool result after it.
+        for step in reversed(self.rec.trace.steps):
+            if step.type == "tool_result":
+                break
+            if step.type == "decision" and step.detail.get("decision") == "budget_exhausted":
+                return f"budget_exhausted:{step.detail.get('budget')}"
+        return "completed"
 
     # -- the loop -----------------------------------------------------------------------------------------
-    def _drive(self) -> RunResult:
+    def _drive(self, extra: Sequence[Message] = ()) -> RunResult:
         try:
             pending = self._pending_calls()
             if pending:
                 self._run_tools(pending)
+            # After the pending results, so every call keeps its result right after it; and saved together with
+            # the `running` status, so a run killed before this point is told `extra` again when resumed.
+            self.messages.extend(extra)
+            self.rec.trace.status = "running"
+            self.rec.trace.finished_at = None
+            self._persist_messages()
+            self.rec.save()
             while True:
                 which = self.tracker.exhausted()
                 if which is not None:
@@ -130,8 +169,7 @@ class Agent:
             self.rec.step("error", error=f"{type(exc).__name__}: {exc}", detail={"kind": "bug"})
             self._finish("failed", None)
             raise
-        t = self.rec.trace
-        return RunResult(t.run_id, t.status, t.answer, self.rec.path, t)
+        return self._result()
 
     def _call_model(self, *, with_tools: bool) -> AssistantMessage:
         self._elide_if_needed()
@@ -164,20 +202,33 @@ class Agent:
         return resp.message
 
     def _run_tools(self, calls: Sequence[ToolCall]) -> None:
-        for call in calls:
+        for index, call in enumerate(calls):
             self.rec.step("tool_call", tool_name=call.name, tool_call_id=call.id, arguments=call.arguments,
                           error=call.arguments_error)
             started = time.monotonic()
             ctx = ToolContext(run_id=self.rec.trace.run_id, tool_call_id=call.id, state=self.rec.trace.extra)
             try:
                 outcome = self.tools.execute(call, ctx)
-            except ApprovalRequired as req:
-                content = f"{req.message} (sha256 {req.proposal.sha256})"
-                self._record_result(call, content, False, started)
-                self.rec.trace.proposal = req.proposal.model_dump(mode="json")
-                self._finish("awaiting_approval", content)
+            except EndRun as end:
+                self._end_run(end, call, calls[index + 1:], started)
                 raise _RunEnded from None
             self._record_result(call, outcome.content, outcome.is_error, started)
+
+    def _end_run(self, end: EndRun, call: ToolCall, rest: Sequence[ToolCall], started: float) -> None:
+        content = end.message
+        if isinstance(end, ApprovalRequired):
+            content = f"{end.message} (sha256 {end.proposal.sha256})"
+            # Set before the result is saved, so the proposal and its result reach the file in one write: a run
+            # killed right after still knows it awaits approval.
+            self.rec.trace.proposal = end.proposal.model_dump(mode="json")
+        self._record_result(call, content, not isinstance(end, ApprovalRequired), started)
+        # Every call of the turn gets a result, or the conversation could not be sent again (providers pair
+        # calls and results strictly).
+        for other in rest:
+            self.rec.step("tool_call", tool_name=other.name, tool_call_id=other.id, arguments=other.arguments)
+            self._record_result(other, f"not run: the run stopped at {call.name} ({end.status})", True,
+                                time.monotonic())
+        self._finish(end.status, content)
 
     def _record_result(self, call: ToolCall, content: str, is_error: bool, started: float) -> None:
         shown = content

@@ -12,7 +12,7 @@ from typing import Any, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from .approval import ApprovalRequired
+from .approval import EndRun
 from .errors import RepoPilotError
 from .messages import ToolCall, ToolSpec
 
@@ -111,7 +111,7 @@ class Tool:
             kwargs[self._context_param] = ctx
         try:
             result = self.func(**kwargs)
-        except ApprovalRequired:
+        except EndRun:  # approval and other run-ending outcomes belong to the loop
             raise
         except RepoPilotError as exc:
             return ToolOutcome(f"{self.name} failed: {exc}", is_error=True)

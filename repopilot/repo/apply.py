@@ -1,0 +1,109 @@
+"""The approved apply: exactly the recorded diff becomes one commit on a new branch `repopilot/<run_id>`, made
+with plumbing on a private index (read-tree, apply --cached, write-tree, commit-tree, update-ref), so the
+working tree, the real index and the current branch are never touched. Nothing is pushed.
+
+The commit message carries the run id and the diff's sha256 as trailers: an approval interrupted after the
+branch was created is recognised on the next `approve` instead of failing or committing twice.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core import ApprovalError, diff_sha256
+from .diff import InvalidDiff, git_apply_args, validate_diff
+from .gitindex import GitFailed, git, temp_index
+
+__all__ = ["AppliedFix", "apply_fix", "branch_for", "find_applied"]
+
+_FALLBACK_IDENT = {"GIT_AUTHOR_NAME": "RepoPilot", "GIT_AUTHOR_EMAIL": "repopilot@localhost",
+                   "GIT_COMMITTER_NAME": "RepoPilot", "GIT_COMMITTER_EMAIL": "repopilot@localhost"}
+
+
+@dataclass(frozen=True)
+class AppliedFix:
+    branch: str
+    commit: str
+    base: str
+    files: list[str]
+    already: bool = False  # the branch already held this run's commit for this diff
+
+
+def branch_for(run_id: str) -> str:
+    return f"repopilot/{run_id}"
+
+
+def _ident_env(root: Path) -> dict[str, str]:
+    # The person's own git identity when configured; otherwise commit-tree would refuse to run.
+    try:
+        git(root, ["var", "GIT_COMMITTER_IDENT"])
+        git(root, ["var", "GIT_AUTHOR_IDENT"])
+        return {}
+    except GitFailed:
+        return dict(_FALLBACK_IDENT)
+
+
+def find_applied(root: Path, run_id: str, sha256: str) -> str | None:
+    """The commit of branch `repopilot/<run_id>` when it exists; ApprovalError if it holds something else."""
+    ref = f"refs/heads/{branch_for(run_id)}"
+    try:
+        commit = git(root, ["rev-parse", "--verify", "--quiet", ref]).strip()
+    except GitFailed:
+        return None
+    message = git(root, ["log", "-1", "--format=%B", commit])
+    if re.search(rf"^RepoPilot-Run: {re.escape(run_id)}$", message, re.M) and \
+            re.search(rf"^RepoPilot-Diff-SHA256: {sha256}$", message, re.M):
+        return commit
+    raise ApprovalError(f"branch {branch_for(run_id)} already exists and does not hold this proposal; "
+                        "delete or rename it, then approve again")
+
+
+def _message(run_id: str, sha256: str, explanation: str, who: str) -> str:
+    lines = [ln.strip() for ln in explanation.strip().splitlines() if ln.strip()]
+    subject = (lines[0] if lines else "proposed fix")[:72]
+    body = "\n".join(lines[1:])
+    parts = [f"repopilot: {subject}"]
+    if body:
+        parts.append(body)
+    parts.append(f"RepoPilot-Run: {run_id}\nRepoPilot-Diff-SHA256: {sha256}\nApproved-by: {who}")
+    return "\n\n".join(parts) + "\n"
+
+
+def apply_fix(root: Path, diff: str, *, run_id: str, sha256: str, explanation: str, who: str) -> AppliedFix:
+    """Commit `diff` on top of HEAD as branch `repopilot/<run_id>`. The diff must hash to `sha256`."""
+    if diff_sha256(diff) != sha256:
+        raise ApprovalError("the diff does not match its recorded sha256; refusing to apply an altered proposal")
+    branch = branch_for(run_id)
+    try:
+        git(root, ["check-ref-format", f"refs/heads/{branch}"])
+    except GitFailed:
+        raise ApprovalError(f"{branch!r} is not a valid branch name") from None
+    existing = find_applied(root, run_id, sha256)
+    if existing is not None:
+        parent = git(root, ["rev-parse", f"{existing}^"]).strip()
+        files = git(root, ["diff-tree", "--no-commit-id", "--name-only", "-r", "-z", existing]).split("\0")
+        return AppliedFix(branch, existing, parent, sorted(f for f in files if f), already=True)
+    try:
+        checked = validate_diff(root, diff)
+    except InvalidDiff as exc:
+        raise ApprovalError(f"the approved diff can no longer be applied: {exc}") from None
+    if checked.diff != diff:
+        # validate_diff only ever adds a final newline; a recorded diff always has one already.
+        raise ApprovalError("the recorded diff is not in its normalised form; refusing to apply it")
+    env_ident = _ident_env(root)
+    with temp_index(root, checked.base) as env:
+        git(root, git_apply_args(checked.strip), input=diff, env=env)
+        tree = git(root, ["write-tree"], env=env).strip()
+    base_tree = git(root, ["rev-parse", f"{checked.base}^{{tree}}"]).strip()
+    if tree == base_tree:
+        raise ApprovalError("the diff changes nothing against HEAD; no branch was created")
+    message = _message(run_id, sha256, explanation, who)
+    commit = git(root, ["commit-tree", tree, "-p", checked.base, "-F", "-"], input=message, env=env_ident).strip()
+    try:
+        # The empty old value makes git refuse when the branch appeared meanwhile: never overwrite a branch.
+        git(root, ["update-ref", "-m", f"repopilot: approved run {run_id}", f"refs/heads/{branch}", commit, ""])
+    except GitFailed as exc:
+        raise ApprovalError(f"could not create branch {branch}: {exc}") from None
+    return AppliedFix(branch, commit, checked.base, checked.files)

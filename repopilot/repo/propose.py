@@ -1,0 +1,67 @@
+"""The `propose_fix` tool: the only way the fix agent can suggest a change. It validates the diff, then ends the
+run awaiting approval. Keyed by (run_id, tool_call_id): a call re-run after a crash returns the proposal it
+already recorded instead of recording a second one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core import ApprovalRequired, EndRun, Proposal, Tool, ToolContext, redact_text
+from .diff import InvalidDiff, validate_diff
+
+__all__ = ["APPLIED_BRANCH", "MAX_EXPLANATION_CHARS", "MAX_INVALID_PROPOSALS", "propose_fix_tool"]
+
+MAX_INVALID_PROPOSALS = 3
+MAX_EXPLANATION_CHARS = 4000
+# Keys in the run's tool state (the trace's `extra`), so they survive a crash with the trace.
+_PROPOSALS = "proposals"
+_INVALID = "invalid_proposals"
+APPLIED_BRANCH = "applied_branch"
+
+
+def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS) -> Tool:
+    """`propose_fix` bound to the repository at `root`; after `max_invalid` invalid diffs the run stops."""
+
+    def propose_fix(diff: str, explanation: str, ctx: ToolContext) -> str:
+        """Propose a fix for a person to review. Nothing is applied until they approve this exact diff; after
+        this call the run pauses, so make it your last call.
+
+        Args:
+            diff: A unified diff against HEAD: `--- a/PATH` and `+++ b/PATH` lines, then `@@ -A,B +C,D @@` hunks
+                with about 3 unchanged context lines copied exactly from the current file (read it first).
+            explanation: Why this change fixes the failure, in a few sentences; the first line is the summary.
+        """
+        recorded = ctx.state.setdefault(_PROPOSALS, {})
+        if ctx.tool_call_id in recorded:
+            raise ApprovalRequired(Proposal.model_validate(recorded[ctx.tool_call_id]))
+        if ctx.state.get(APPLIED_BRANCH):
+            raise InvalidDiff(f"a fix for this run was already approved and applied on branch "
+                              f"{ctx.state[APPLIED_BRANCH]}; do not propose again, give your final answer")
+        try:
+            if not explanation.strip():
+                raise InvalidDiff("the explanation is empty: say why this change fixes the failure")
+            if len(explanation) > MAX_EXPLANATION_CHARS:
+                raise InvalidDiff(f"the explanation has {len(explanation)} characters; keep it under "
+                                  f"{MAX_EXPLANATION_CHARS}")
+            if redact_text(diff) != diff:
+                # The trace never holds secrets, so a diff with one could not be recorded as it is shown.
+                raise InvalidDiff("the diff contains text that looks like a credential; leave secrets out")
+            checked = validate_diff(root, diff)
+        except InvalidDiff as exc:
+            invalid: list[str] = ctx.state.setdefault(_INVALID, [])
+            if ctx.tool_call_id not in invalid:
+                invalid.append(ctx.tool_call_id)
+            left = max_invalid - len(invalid)
+            if left <= 0:
+                raise EndRun("failed:invalid_proposals",
+                             f"invalid proposal: {exc}. That was invalid proposal {len(invalid)} of "
+                             f"{max_invalid} allowed; the run stops without a fix.") from None
+            raise InvalidDiff(f"{exc} ({left} {'attempt' if left == 1 else 'attempts'} left)") from None
+        proposal = Proposal.make(checked.diff, explanation.strip(), files=checked.files,
+                                 tool_call_id=ctx.tool_call_id, run_id=ctx.run_id, base=checked.base)
+        recorded[ctx.tool_call_id] = proposal.model_dump(mode="json")
+        files = ", ".join(checked.files)
+        raise ApprovalRequired(proposal, f"proposal recorded ({files}; +{checked.added}/-{checked.removed}); "
+                                         "awaiting a person's approval")
+
+    return Tool(propose_fix, name="propose_fix", side_effects=True)
