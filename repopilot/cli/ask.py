@@ -20,9 +20,8 @@ from ..core import (
 )
 from ..providers import resolve_model
 from ..repo import open_repo, repo_tools
-from ..telemetry import attach_live_exporters
-from .console import err, out, stdout_is_terminal
-from .summary import print_summary
+from .console import out, stdout_is_terminal
+from .session import reporting
 
 __all__ = ["ASK_SYSTEM_PROMPT", "register"]
 
@@ -54,18 +53,15 @@ def ask(
         rec.listeners.append(printer)
     agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets,
                   on_text=printer.write if printer is not None else None)
-    attach_live_exporters(rec, model)
-    try:
-        result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])
-    finally:
-        if printer is not None:
-            printer.end_line()
-        print_summary(rec.trace, rec.path)
-        for problem in rec.listener_errors:
-            err.print(f"repopilot: warning: {problem}", markup=False)
+    with reporting(rec, model):
+        try:
+            result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])
+        finally:
+            if printer is not None:
+                printer.end_line()
     if as_json:
         typer.echo(json.dumps({"run_id": result.run_id, "status": result.status, "answer": result.answer,
-                                   "trace": str(result.trace_path)}))
+                           "trace": str(result.trace_path)}))
     elif printer is None or not printer.answer_shown or not result.answer:
         out.print(result.answer or f"(no answer; status {result.status})", markup=False)
 

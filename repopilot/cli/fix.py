@@ -44,7 +44,7 @@ from ..repo.apply import apply_fix
 from ..repo.fixer import fix_tools, seed_messages
 from ..repo.propose import APPLIED_BRANCH
 from .console import err, out
-from .summary import print_summary
+from .session import reporting
 
 __all__ = ["approve_run", "diagnose_source", "register", "reject_run"]
 
@@ -327,10 +327,8 @@ def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, m
     rec.save()
     _show_diagnosis(reports)
     agent = Agent(model, ToolRegistry(fix_tools(root)), rec, Budgets(max_steps=max_steps))
-    try:
+    with reporting(rec, model):
         agent.run(seed_messages(reports))
-    finally:
-        print_summary(rec.trace, rec.path)
     _conclude(rec, root, yes=yes)
 
 
@@ -376,10 +374,8 @@ def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
         model = resolve_model()
         tools = fix_tools(root) if t.command == "fix" else repo_tools(root)
         agent = Agent(model, ToolRegistry(tools), rec)
-        try:
+        with reporting(rec, model):
             agent.resume()
-        finally:
-            print_summary(rec.trace, rec.path)
     if t.command == "fix":
         _conclude(rec, root, yes=yes)
     else:
