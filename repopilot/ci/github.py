@@ -26,7 +26,8 @@ from ..core import InputError
 from .github_api import DEFAULT_API_URL, GitHubClient
 from .sources import LogInput
 
-__all__ = ["FAILED_CONCLUSIONS", "RunRef", "failed_jobs", "github_log_inputs", "is_run_url", "parse_run_url"]
+__all__ = ["FAILED_CONCLUSIONS", "NoFailedJobs", "RunRef", "failed_jobs", "failed_step", "github_log_inputs",
+           "is_run_url", "parse_run_url"]
 
 # `cancelled` is left out: a cancelled job usually only shows that another one failed first.
 FAILED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
@@ -36,6 +37,10 @@ _RUN_PATH = re.compile(
     r"(?:/attempts/(?P<attempt>\d+))?(?:/jobs?/(?P<job>\d+))?/?$"
 )
 _EXAMPLE = "https://github.com/OWNER/REPO/actions/runs/RUN_ID[/job/JOB_ID]"
+
+
+class NoFailedJobs(InputError):
+    """The run has no failed job to diagnose (it passed, or is still running)."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,7 @@ def failed_jobs(client: GitHubClient, ref: RunRef) -> list[dict[str, Any]]:
     if not failed:
         seen = Counter(str(job.get("conclusion") or job.get("status") or "unknown") for job in jobs)
         summary = ", ".join(f"{name} {count}" for name, count in sorted(seen.items())) or "no jobs"
-        raise InputError(f"{ref.slug} run {ref.run_id} has no failed jobs to diagnose ({summary})")
+        raise NoFailedJobs(f"{ref.slug} run {ref.run_id} has no failed jobs to diagnose ({summary})")
     return failed
 
 
