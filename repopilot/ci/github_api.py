@@ -13,6 +13,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from email.utils import parsedate_to_datetime
 from typing import Any, BinaryIO, TypeVar
 
 import httpx
@@ -29,6 +30,7 @@ _MAX_REDIRECTS = 5
 _MAX_PAGES = 100  # 10,000 jobs: far beyond GitHub's 256-job matrix limit
 _COMMENT_LIMIT = 65_536  # GitHub refuses longer comment bodies
 _ERROR_BODY_LIMIT = 4096
+_SECONDARY_LIMIT_WAIT = 60.0
 _T = TypeVar("_T")
 
 # Looked up at call time so tests can replace it without waiting.
@@ -185,19 +187,20 @@ class GitHubClient:
         if status < 400:
             return
         headers = response.headers
+        if status == 401:
+            raise GitHubAPIError("GITHUB_TOKEN missing or invalid", status=status)
+        message = self._clean(_error_message(response))
+        detail = f": {message}" if message else ""
         if status in (403, 429):
             wait = _rate_limit_wait(headers)
+            if wait is None and (status == 429 or "rate limit" in message.lower()):
+                # A secondary rate limit without headers: GitHub's docs say to wait at least a minute.
+                wait = _SECONDARY_LIMIT_WAIT
             if wait is not None:
                 if wait > self.max_wait:
                     raise GitHubAPIError(f"GitHub API rate limit exceeded; it resets in {wait:.0f} s, longer than "
                                          f"the {self.max_wait:.0f} s RepoPilot waits: try again later", status=status)
                 raise _Retry("rate limited", status=status, wait=wait)
-            if status == 429:
-                raise _Retry("rate limited", status=status)
-        if status == 401:
-            raise GitHubAPIError("GITHUB_TOKEN missing or invalid", status=status)
-        message = self._clean(_error_message(response))
-        detail = f": {message}" if message else ""
         if status == 403:
             raise GitHubAPIError(f"{what}: forbidden; the token lacks access (a workflow needs `permissions: "
                                  f"actions: read`){detail}", status=status)
@@ -208,19 +211,27 @@ class GitHubClient:
         raise GitHubAPIError(f"{what}: request refused{detail}", status=status)
 
     def _call(self, fn: Callable[[], _T], what: str) -> _T:
-        retrying = Retrying(stop=stop_after_attempt(self.attempts), wait=self._wait,
+        rate_limited = 0.0  # seconds already spent waiting for rate limits in this call
+
+        def wait(state: RetryCallState) -> float:
+            nonlocal rate_limited
+            exc = state.outcome.exception() if state.outcome is not None else None
+            if isinstance(exc, _Retry) and exc.wait is not None:
+                if rate_limited + exc.wait > self.max_wait:
+                    raise GitHubAPIError(f"{what}: still rate limited after waiting {rate_limited:.0f} s; another "
+                                         f"{exc.wait:.0f} s would pass the {self.max_wait:.0f} s bound: try again "
+                                         "later", status=exc.status)
+                rate_limited += exc.wait
+                return exc.wait
+            return float(min(self.backoff * 2 ** (state.attempt_number - 1), 8.0))
+
+        retrying = Retrying(stop=stop_after_attempt(self.attempts), wait=wait,
                             retry=retry_if_exception_type(_Retry), sleep=_pause, reraise=True)
         try:
             return retrying(fn)
         except _Retry as exc:
             raise GitHubAPIError(f"{what}: GitHub API {exc.reason}, gave up after {self.attempts} attempts",
                                  status=exc.status) from None
-
-    def _wait(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome is not None else None
-        if isinstance(exc, _Retry) and exc.wait is not None:
-            return exc.wait
-        return float(min(self.backoff * 2 ** (state.attempt_number - 1), 8.0))
 
     def _clean(self, text: str) -> str:
         if self.token:
@@ -258,6 +269,10 @@ def _rate_limit_wait(headers: httpx.Headers) -> float | None:
         try:
             return max(0.0, float(retry_after))
         except ValueError:
+            pass
+        try:  # the HTTP-date form
+            return max(0.0, parsedate_to_datetime(retry_after).timestamp() - time.time())
+        except (TypeError, ValueError):
             return None
     if headers.get("x-ratelimit-remaining") == "0":
         reset = _int_or_none(headers.get("x-ratelimit-reset"))

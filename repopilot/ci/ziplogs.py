@@ -37,8 +37,9 @@ class _Job:
     steps: list[tuple[int, str, zipfile.ZipInfo]] = field(default_factory=list)
 
 
-def zip_log_inputs(path: Path, source: str) -> list[LogInput]:
+def zip_log_inputs(path: Path | str, source: str) -> list[LogInput]:
     """One `LogInput` per job in the run-logs zip at `path`; `source` is the user's SOURCE argument."""
+    path = Path(path)
     try:
         with zipfile.ZipFile(path) as archive:
             infos = archive.infolist()

@@ -92,11 +92,17 @@ def report(
                 env["REPOPILOT_MODEL"] = model
             else:
                 env.pop("REPOPILOT_MODEL", None)
-            markdown = _run_diagnose(url, "markdown", env)
-            _write_summary(summary_file, markdown)
-            if annotations:
-                sys.stdout.write(_run_diagnose(url, "github", env))
-                sys.stdout.flush()
+            try:
+                markdown = _run_diagnose(url, "markdown", env)
+                _write_summary(summary_file, markdown)
+                if annotations:
+                    sys.stdout.write(_run_diagnose(url, "github", env))
+                    sys.stdout.flush()
+            except _DiagnoseFailed as exc:
+                # Say it where people look (the summary), then fail the step with the diagnosis's exit code.
+                if summary_file is not None:
+                    _write_summary(summary_file, f"### RepoPilot\n\nThe diagnosis failed: {exc.reason}\n")
+                raise typer.Exit(exc.code) from None
         if comment_on_pr:
             _comment(client, ref.owner, ref.repo, ref.run_id, markdown)
 
@@ -141,12 +147,21 @@ def _run_diagnose(url: str, fmt: str, env: dict[str, str]) -> str:
                               timeout=_DIAGNOSE_TIMEOUT, check=False)
     except subprocess.TimeoutExpired:
         raise RunError(f"diagnose took longer than {_DIAGNOSE_TIMEOUT} s; stopped") from None
-    for line in done.stderr.splitlines():
-        err.print(redact_text(line), markup=False)
+    lines = [redact_text(line) for line in done.stderr.splitlines()]
+    for line in lines:
+        err.print(line, markup=False)
     if done.returncode != 0:
         # The child already said why on stderr (forwarded above); keep its exit code.
-        raise typer.Exit(done.returncode)
+        reason = next((line for line in reversed(lines) if line.strip()), f"exit code {done.returncode}")
+        raise _DiagnoseFailed(done.returncode, reason.removeprefix("repopilot: "))
     return done.stdout
+
+
+class _DiagnoseFailed(Exception):
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
 
 
 def _write_summary(summary_file: Path | None, markdown: str) -> None:

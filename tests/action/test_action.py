@@ -236,6 +236,7 @@ def test_report_forwards_a_failed_diagnosis_exit_code_redacted(github: FakeGitHu
     _, err = capsys.readouterr()
     assert code == 4
     assert "GitHub API failed with [REDACTED]" in err and TOKEN not in err
+    assert actions_env.read_text().endswith("The diagnosis failed: GitHub API failed with [REDACTED]\n\n")
 
 
 def test_report_api_failure_exits_4(github: FakeGitHub, actions_env: Path, fake_diagnose: list[tuple[str, str]],

@@ -183,6 +183,28 @@ def test_rate_limit_longer_than_the_bound_gives_up_with_a_clear_message(github: 
     assert github.sleeps == []
 
 
+def test_secondary_rate_limit_without_headers_waits_a_minute(github: FakeGitHub) -> None:
+    github.fail(JOBS, 403, body={"message": "You have exceeded a secondary rate limit. Please wait a few minutes."})
+    assert len(github_log_inputs(github.run_url)) == 2
+    assert github.sleeps == [60.0]
+
+
+def test_retry_after_as_an_http_date(github: FakeGitHub) -> None:
+    from email.utils import formatdate
+
+    github.fail(JOBS, 429, {"retry-after": formatdate(time.time() + 10, usegmt=True)})
+    github_log_inputs(github.run_url)
+    assert len(github.sleeps) == 1 and 8.0 <= github.sleeps[0] <= 10.0
+
+
+def test_rate_limit_waits_add_up_to_the_bound(github: FakeGitHub) -> None:
+    github.fail(JOBS, 429, {"retry-after": "40"}, times=2)
+    with pytest.raises(GitHubAPIError, match=r"still rate limited after waiting 40 s; another 40 s would pass the "
+                                             r"60 s bound: try again later \(HTTP 429\)"):
+        github_log_inputs(github.run_url)
+    assert github.sleeps == [40.0]
+
+
 def test_401_says_the_token_is_missing_or_invalid(github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
     wrong = "ghp_WrongToken000000000000000000000000"
     monkeypatch.setenv("GITHUB_TOKEN", wrong)
