@@ -27,6 +27,7 @@ MAX_MEMBERS = 20_000
 
 _NUMBERED = re.compile(r"^(\d+)_(.*)$")
 _ENCRYPTED_FLAG = 0x1
+_READ_SIZE = 1 << 20  # per read from a member: larger reads only grow zipfile's internal buffers
 
 
 @dataclass
@@ -160,7 +161,7 @@ class _MembersStream(io.RawIOBase):
                     raise InputError(f"{self._path}: cannot read {name!r} ({_reason(exc)})") from None
             current = self._current
             try:
-                chunk = current.read(len(view))
+                chunk = current.read(min(len(view), _READ_SIZE))
             except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
                 raise InputError(f"{self._path}: corrupt member ({_reason(exc)})") from None
             if chunk:
