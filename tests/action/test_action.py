@@ -12,18 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 
 import repopilot.ci
 from repopilot.ci.github import github_log_inputs
 from repopilot.cli import github as github_cli
-from repopilot.cli.main import main
+from repopilot.cli.main import app, main
 from tests.fixtures.github.fake_github import OWNER, REPO, RUN_ID, TOKEN, FakeGitHub, github
 
 __all__ = ["github"]
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
-DIAGNOSE_AVAILABLE = hasattr(repopilot.ci, "diagnose_source")
+# Both halves of the other branch's work: the engine and the `diagnose` command with its formats.
+DIAGNOSE_AVAILABLE = hasattr(repopilot.ci, "diagnose_source") and "diagnose" in typer.main.get_group(app).commands
 needs_diagnose = pytest.mark.skipif(not DIAGNOSE_AVAILABLE, reason="`repopilot diagnose` is not on this branch yet")
 
 FAKE_MARKDOWN = "## RepoPilot diagnosis\n\n"
