@@ -117,13 +117,40 @@ class GitHubClient:
 
     def post_issue_comment(self, owner: str, repo: str, number: int, body: str) -> str:
         """Comment on an issue or pull request; returns the comment's URL."""
-        if len(body) > _COMMENT_LIMIT:
-            note = "\n\n_(truncated to fit GitHub's comment limit)_\n"
-            body = body[: _COMMENT_LIMIT - len(note)] + note
         what = f"comment on {owner}/{repo}#{number}"
-        response = self._call(lambda: self._send("POST", self._url(f"/repos/{owner}/{repo}/issues/{number}/comments"),
-                                                 what, json={"body": body}), what)
+        path = f"/repos/{owner}/{repo}/issues/{number}/comments"
+        response = self._call(lambda: self._send("POST", self._url(path), what, json={"body": _fit(body)}), what)
         return str(_json_object(response, what).get("html_url", ""))
+
+    def list_issue_comments(self, owner: str, repo: str, number: int) -> list[dict[str, Any]]:
+        """Every comment of an issue or pull request, oldest first."""
+        what = f"comments of {owner}/{repo}#{number}"
+        comments: list[dict[str, Any]] = []
+        for page in range(1, _MAX_PAGES + 1):
+            response = self._get(f"/repos/{owner}/{repo}/issues/{number}/comments", what,
+                                 params={"per_page": 100, "page": page})
+            batch = _json(response, what)
+            if not isinstance(batch, list):
+                raise GitHubAPIError(f"{what}: unexpected comments listing")
+            comments.extend(c for c in batch if isinstance(c, dict))
+            if not batch or "next" not in response.links:  # GitHub sends a Link header whenever there are more
+                break
+        return comments
+
+    def update_issue_comment(self, owner: str, repo: str, comment_id: int, body: str) -> str:
+        """Replace a comment's body; returns the comment's URL."""
+        what = f"comment {owner}/{repo}#{comment_id}"
+        path = f"/repos/{owner}/{repo}/issues/comments/{comment_id}"
+        response = self._call(lambda: self._send("PATCH", self._url(path), what, json={"body": _fit(body)}), what)
+        return str(_json_object(response, what).get("html_url", ""))
+
+    def upsert_issue_comment(self, owner: str, repo: str, number: int, body: str, marker: str) -> tuple[str, bool]:
+        """Update the latest comment containing `marker`, or post a new one; returns (URL, updated)."""
+        ours = [c for c in self.list_issue_comments(owner, repo, number)
+                if marker in str(c.get("body") or "") and isinstance(c.get("id"), int)]
+        if ours:
+            return self.update_issue_comment(owner, repo, ours[-1]["id"], body), True
+        return self.post_issue_comment(owner, repo, number, body), False
 
     def download_job_log(self, owner: str, repo: str, job_id: int, dest: BinaryIO,
                          on_progress: Callable[[int, int | None], None] | None = None) -> int:
@@ -239,14 +266,25 @@ class GitHubClient:
         return redact_text(text)[:200]
 
 
-def _json_object(response: httpx.Response, what: str) -> dict[str, Any]:
+def _json(response: httpx.Response, what: str) -> Any:
     try:
-        data = response.json()
+        return response.json()
     except ValueError:
         raise GitHubAPIError(f"{what}: the API answered with something other than JSON") from None
+
+
+def _json_object(response: httpx.Response, what: str) -> dict[str, Any]:
+    data = _json(response, what)
     if not isinstance(data, dict):
         raise GitHubAPIError(f"{what}: unexpected JSON from the API")
     return data
+
+
+def _fit(body: str) -> str:
+    if len(body) <= _COMMENT_LIMIT:
+        return body
+    note = "\n\n_(truncated to fit GitHub's comment limit)_\n"
+    return body[: _COMMENT_LIMIT - len(note)] + note
 
 
 def _has_more(response: httpx.Response, seen: int, total: Any) -> bool:

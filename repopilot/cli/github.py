@@ -183,8 +183,11 @@ def _comment(client: GitHubClient, owner: str, repo: str, run_id: int, markdown:
         err.print("repopilot: the run has no pull request (a push, or a fork's PR); no comment posted",
                   markup=False)
         return
-    url = client.post_issue_comment(owner, repo, numbers[0], f"{COMMENT_MARKER}\n{markdown}")
-    err.print(f"repopilot: commented on #{numbers[0]}: {url}", markup=False)
+    # One comment per pull request, kept current: a PR that fails ten times should not get ten comments.
+    url, updated = client.upsert_issue_comment(owner, repo, numbers[0], f"{COMMENT_MARKER}\n{markdown}",
+                                               COMMENT_MARKER)
+    err.print(f"repopilot: {'updated the comment' if updated else 'commented'} on #{numbers[0]}: {url}",
+              markup=False)
 
 
 def _file_safe(name: str) -> str:

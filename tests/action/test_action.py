@@ -189,6 +189,19 @@ def test_report_writes_summary_annotations_and_pr_comment(github: FakeGitHub, ac
     assert TOKEN not in out + err + summary
 
 
+def test_report_keeps_one_comment_per_pull_request(github: FakeGitHub, actions_env: Path,
+                                                   fake_diagnose: list[tuple[str, str]],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    github.pull_requests = [12]
+    github.comments = [{"id": 1, "number": 12, "body": "Looks good to me"}]
+    assert main(["github", "report", "--comment-on-pr"]) == 0
+    assert main(["github", "report", "--comment-on-pr"]) == 0
+    err = capsys.readouterr().err
+    assert "commented on #12" in err and "updated the comment on #12" in err
+    assert [c["id"] for c in github.comments] == [1, 2]
+    assert github.comments[1]["edits"] == 1 and github.comments[1]["body"].startswith(github_cli.COMMENT_MARKER)
+
+
 def test_report_without_a_pull_request_skips_the_comment(github: FakeGitHub, actions_env: Path,
                                                          fake_diagnose: list[tuple[str, str]],
                                                          capsys: pytest.CaptureFixture[str]) -> None:

@@ -292,6 +292,21 @@ def test_pull_requests_of_a_run_and_posting_a_comment(github: FakeGitHub) -> Non
     assert post.headers["authorization"] == f"Bearer {TOKEN}"
 
 
+def test_upsert_updates_the_latest_marked_comment_across_pages(github: FakeGitHub) -> None:
+    github.comments = [{"id": i, "number": 7, "body": body} for i, body in
+                       enumerate(["first!", "<!-- mark --> old", "lgtm", "<!-- mark --> newer", "ping"], 1)]
+    github.comments.append({"id": 6, "number": 8, "body": "<!-- mark --> other PR"})
+    with GitHubClient() as client:
+        url, updated = client.upsert_issue_comment(OWNER, REPO, 7, "<!-- mark --> fresh", "<!-- mark -->")
+        assert updated and url.endswith("/pull/7#issuecomment-4")
+        url, updated = client.upsert_issue_comment(OWNER, REPO, 9, "<!-- mark --> new PR", "<!-- mark -->")
+        assert not updated and url.endswith("/pull/9#issuecomment-7")
+    assert [c["body"] for c in github.comments if c["number"] == 7][1:4] == [
+        "<!-- mark --> old", "lgtm", "<!-- mark --> fresh"]
+    pages = [r.query["page"] for r in github.requests if r.path.endswith("/issues/7/comments")]
+    assert pages == [["1"], ["2"], ["3"]]  # five comments, two per page
+
+
 def test_overlong_comment_is_truncated_to_githubs_limit(github: FakeGitHub) -> None:
     with GitHubClient() as client:
         client.post_issue_comment(OWNER, REPO, 1, "x" * 70_000)
