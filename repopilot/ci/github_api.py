@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, TypeVar
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
-from ..core import REDACTED, GitHubAPIError, redact_text
+from ..core import REDACTED, ConfigError, GitHubAPIError, redact_text
 
 __all__ = ["DEFAULT_API_URL", "GitHubClient"]
 
@@ -64,10 +64,14 @@ class GitHubClient:
         max_wait: float = 60.0,
         timeout: float = 30.0,
     ) -> None:
-        self.token = token if token is not None else (os.environ.get("GITHUB_TOKEN") or None)
+        raw = token if token is not None else os.environ.get("GITHUB_TOKEN", "")
+        self.token = raw.strip() or None  # a token read from a file often ends in a newline
+        if self.token is not None and (not self.token.isprintable() or " " in self.token):
+            # httpx would refuse the header with the token quoted in its message; say it here, without it.
+            raise ConfigError("GITHUB_TOKEN contains spaces or control characters; set it to the token alone")
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
         if not self.api_url.startswith(("https://", "http://")):
-            raise GitHubAPIError(f"GITHUB_API_URL must be an http(s) URL, got {self.api_url!r}")
+            raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {self.api_url!r}")
         self.attempts = max(1, attempts)
         self.backoff = backoff
         self.max_wait = max_wait
@@ -196,6 +200,9 @@ class GitHubClient:
                         auth = False  # the target is signed; the token must not travel there
                         continue
                     self._check(response, what)
+                    if response.status_code >= 300:
+                        raise GitHubAPIError(f"{what}: unexpected redirect without a location",
+                                             status=response.status_code)
                     total = _int_or_none(response.headers.get("content-length"))
                     written = 0
                     for chunk in response.iter_bytes(1 << 16):

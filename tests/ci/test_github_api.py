@@ -10,7 +10,7 @@ import pytest
 
 from repopilot.ci.github import RunRef, github_log_inputs, is_run_url, parse_run_url
 from repopilot.ci.github_api import GitHubClient
-from repopilot.core import GitHubAPIError, InputError
+from repopilot.core import ConfigError, GitHubAPIError, InputError
 from tests.fixtures.github.fake_github import (
     LINT_LOG,
     OWNER,
@@ -274,9 +274,25 @@ def test_the_token_never_appears_in_errors(github: FakeGitHub, monkeypatch: pyte
     assert "request refused" in str(info.value)
 
 
-def test_bad_api_url_is_refused() -> None:
-    with pytest.raises(GitHubAPIError, match="GITHUB_API_URL must be an http"):
+def test_bad_api_url_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="GITHUB_API_URL must be an http"):
         GitHubClient(api_url="api.github.com")
+
+
+def test_token_is_trimmed_and_a_mangled_token_refused_without_showing_it(github: FakeGitHub,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", f"  {TOKEN}\n")
+    assert len(github_log_inputs(github.run_url)) == 2
+    monkeypatch.setenv("GITHUB_TOKEN", f"{TOKEN}\n{TOKEN}")
+    with pytest.raises(ConfigError) as info:
+        github_log_inputs(github.run_url)
+    assert TOKEN not in str(info.value) and "control characters" in str(info.value)
+
+
+def test_redirect_without_location_is_an_error(github: FakeGitHub) -> None:
+    github.fail(r"/jobs/102/logs$", 302, body={"message": "moved"})
+    with pytest.raises(GitHubAPIError, match="redirect without a location"):
+        github_log_inputs(github.run_url)
 
 
 # -- the endpoints the action uses -----------------------------------------------------------------------------
