@@ -8,6 +8,7 @@ them (logs of finished jobs never change): the GitHub Action diagnoses the same 
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tempfile
@@ -22,7 +23,7 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-from ..core import InputError
+from ..core import GitHubAPIError, InputError
 from .github_api import DEFAULT_API_URL, GitHubClient
 from .sources import LogInput
 
@@ -37,6 +38,8 @@ _RUN_PATH = re.compile(
     r"(?:/attempts/(?P<attempt>\d+))?(?:/jobs?/(?P<job>\d+))?/?$"
 )
 _EXAMPLE = "https://github.com/OWNER/REPO/actions/runs/RUN_ID[/job/JOB_ID]"
+_LOG_GONE = (404, 410)  # a job whose log was never uploaded, or is past the retention period
+_log = logging.getLogger(__name__)
 
 
 class NoFailedJobs(InputError):
@@ -141,10 +144,21 @@ def github_log_inputs(
         store = _LogStore()
         show = _stderr_is_terminal() if progress is None else progress
         inputs = []
+        missing: list[GitHubAPIError] = []
         with _progress(show) as report:
             for job in jobs:
-                path = store.fetch(client, ref, job, report)
+                try:
+                    path = store.fetch(client, ref, job, report)
+                except GitHubAPIError as exc:
+                    if exc.status not in _LOG_GONE:
+                        raise
+                    # One expired or missing log should not hide the diagnosis of the others.
+                    _log.warning("repopilot: skipping job %r: %s", job.get("name"), exc)
+                    missing.append(exc)
+                    continue
                 inputs.append(_log_input(path, ref, job, url, store))
+        if not inputs and missing:
+            raise missing[0]
         return inputs
     finally:
         if own_client:

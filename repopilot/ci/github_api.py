@@ -240,6 +240,9 @@ class GitHubClient:
                                  f"actions: read`){detail}", status=status)
         if status == 404:
             raise GitHubAPIError(f"{what} not found or no access", status=status)
+        if status == 410:
+            raise GitHubAPIError(f"{what} is gone (logs are deleted after the repository's retention period)",
+                                 status=status)
         if status == 408 or status >= 500:
             raise _Retry(f"server error{detail}", status=status)
         raise GitHubAPIError(f"{what}: request refused{detail}", status=status)

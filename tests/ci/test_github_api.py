@@ -228,6 +228,19 @@ def test_404_says_not_found_or_no_access(github: FakeGitHub) -> None:
         github_log_inputs(url)
 
 
+def test_an_expired_log_is_skipped_and_the_others_kept(github: FakeGitHub, caplog: pytest.LogCaptureFixture) -> None:
+    github.fail(r"/jobs/102/logs$", 410, body={"message": "Gone"})
+    inputs = github_log_inputs(github.run_url)
+    assert [i.job for i in inputs] == ["lint"]
+    assert "skipping job 'test (3.12)'" in caplog.text and "retention period" in caplog.text
+
+
+def test_when_every_log_is_missing_the_error_is_raised(github: FakeGitHub) -> None:
+    del github.logs[102], github.logs[103]
+    with pytest.raises(GitHubAPIError, match=r"log of job octo/demo#102 not found or no access \(HTTP 404\)"):
+        github_log_inputs(github.run_url)
+
+
 def test_403_without_rate_limit_is_a_permission_error(github: FakeGitHub) -> None:
     github.fail(JOBS, 403, body={"message": "Resource not accessible by integration"})
     with pytest.raises(GitHubAPIError, match=r"forbidden.*actions: read.*Resource not accessible by integration"):
