@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -21,9 +22,9 @@ from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TransferSpeedColumn
 
-from ..core import GitHubAPIError, InputError
+from ..core import GitHubAPIError, InputError, RunError
 from .github_api import DEFAULT_API_URL, GitHubClient
 from .sources import LogInput
 
@@ -176,7 +177,7 @@ def _log_input(path: Path, ref: RunRef, job: dict[str, Any], source: str, store:
                     failed_step=failed_step(job))
 
 
-_Report = Callable[[str, int, int | None], None]
+_Report = Callable[[int, str, int, int | None], None]  # job id, label, bytes so far, total
 
 
 class _LogStore:
@@ -187,7 +188,10 @@ class _LogStore:
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if cache:
             self.root = Path(cache)
-            self.root.mkdir(parents=True, exist_ok=True)
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise InputError(f"REPOPILOT_LOG_CACHE={cache}: cannot create it ({exc.strerror})") from None
             self.cached = True
         else:
             self._tmp = tempfile.TemporaryDirectory(prefix="repopilot-logs-")
@@ -204,32 +208,35 @@ class _LogStore:
             return target
         partial = target.with_suffix(".part")
         label = str(job.get("name") or job_id)
-        with partial.open("wb") as dest:
-            client.download_job_log(ref.owner, ref.repo, job_id, dest,
-                                    on_progress=lambda done, total: report(label, done, total))
-        # Renamed only when complete, so an interrupted download is never taken for a cached log.
-        partial.replace(target)
+        try:
+            with partial.open("wb") as dest:
+                client.download_job_log(ref.owner, ref.repo, job_id, dest,
+                                        on_progress=lambda done, total: report(job_id, label, done, total))
+            # Renamed only when complete, so an interrupted download is never taken for a cached log.
+            partial.replace(target)
+        except OSError as exc:
+            raise RunError(f"cannot save the log of job {label!r} under {self.root}: {exc.strerror}") from None
+        finally:
+            partial.unlink(missing_ok=True)
         return target
 
 
 def _stderr_is_terminal() -> bool:
-    import sys
-
     return sys.stderr.isatty()
 
 
 @contextmanager
 def _progress(show: bool) -> Iterator[_Report]:
     if not show:
-        yield lambda _label, _done, _total: None
+        yield lambda _key, _label, _done, _total: None
         return
     columns = (TextColumn("downloading {task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, Any] = {}
+        tasks: dict[int, TaskID] = {}
 
-        def report(label: str, done: int, total: int | None) -> None:
-            if label not in tasks:
-                tasks[label] = bar.add_task(label, total=total)
-            bar.update(tasks[label], completed=done, total=total)
+        def report(key: int, label: str, done: int, total: int | None) -> None:
+            if key not in tasks:
+                tasks[key] = bar.add_task(label, total=total)
+            bar.update(tasks[key], completed=done, total=total)
 
         yield report

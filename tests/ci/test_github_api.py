@@ -147,6 +147,23 @@ def test_cache_directory_avoids_a_second_download(github: FakeGitHub, monkeypatc
     assert not list((tmp_path / "cache").glob("*.part"))
 
 
+def test_a_failed_download_leaves_nothing_in_the_cache(github: FakeGitHub, monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    monkeypatch.setenv("REPOPILOT_LOG_CACHE", str(tmp_path / "cache"))
+    github.fail(r"/blob/103", 500, times=99)
+    with pytest.raises(GitHubAPIError, match="log of job octo/demo#103"):
+        github_log_inputs(github.run_url)
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["octo_demo_102.log"]
+
+
+def test_unusable_cache_directory_is_an_input_error(github: FakeGitHub, monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("REPOPILOT_LOG_CACHE", str(tmp_path / "file" / "cache"))
+    with pytest.raises(InputError, match=r"REPOPILOT_LOG_CACHE=.*cannot create it"):
+        github_log_inputs(github.run_url)
+
+
 def test_logs_are_stored_in_a_temporary_file_not_memory(github: FakeGitHub) -> None:
     inputs = github_log_inputs(github.run_url)
     stream = inputs[0].open()
