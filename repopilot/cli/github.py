@@ -27,6 +27,7 @@ from .console import err, out
 __all__ = ["COMMENT_MARKER", "register", "resolve_run_url"]
 
 COMMENT_MARKER = "<!-- repopilot-report -->"
+_SUMMARY_LIMIT = 1024 * 1024 - 1024  # bytes; GitHub refuses larger step summaries (kept a little margin)
 _DIAGNOSE_TIMEOUT = 30 * 60  # seconds; a runaway diagnosis must not hold a runner for its whole 6 h
 
 github_app = typer.Typer(help="GitHub Actions integration: fetch run logs, report on a failed run.",
@@ -166,6 +167,10 @@ class _DiagnoseFailed(Exception):
 
 def _write_summary(summary_file: Path | None, markdown: str) -> None:
     text = markdown if markdown.endswith("\n") else markdown + "\n"
+    if len(text.encode()) > _SUMMARY_LIMIT:
+        # The runner drops a step summary over 1 MiB entirely; a cut report is better than none.
+        note = "\n\n_(report truncated to fit the job summary limit)_\n"
+        text = text.encode()[: _SUMMARY_LIMIT - len(note)].decode(errors="ignore") + note
     if summary_file is None:
         sys.stdout.write(text)
         return

@@ -239,6 +239,16 @@ def test_report_without_summary_file_prints_markdown(github: FakeGitHub, actions
     assert out.startswith(FAKE_MARKDOWN) and "::error" not in out
 
 
+def test_report_keeps_the_summary_under_the_runners_limit(github: FakeGitHub, actions_env: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(github_cli, "_run_diagnose", lambda url, fmt, env: "é" * 2_000_000 if fmt == "markdown"
+                        else "")
+    assert main(["github", "report"]) == 0
+    summary = actions_env.read_bytes()
+    assert 1_000_000 < len(summary) <= 1024 * 1024
+    assert summary.decode().endswith("_(report truncated to fit the job summary limit)_\n\n")
+
+
 def test_report_forwards_a_failed_diagnosis_exit_code_redacted(github: FakeGitHub, actions_env: Path,
                                                                monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
