@@ -1,0 +1,242 @@
+"""Job logs of a GitHub Actions run, fetched through the REST API from a run URL.
+
+`github_log_inputs(URL)` lists the run's jobs, keeps the failed ones (or the one job named in the URL), streams
+each log to a temporary file (bounded memory; deleted when the process exits) and returns one `LogInput` per job
+with its name and failing step. Set `REPOPILOT_LOG_CACHE` to a directory to keep downloaded logs there and reuse
+them (logs of finished jobs never change): the GitHub Action diagnoses the same run twice, once per format.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+from urllib.parse import urlsplit
+
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TransferSpeedColumn
+
+from ..core import GitHubAPIError, InputError, RunError
+from .github_api import DEFAULT_API_URL, GitHubClient
+from .sources import LogInput
+
+__all__ = ["FAILED_CONCLUSIONS", "NoFailedJobs", "RunRef", "failed_jobs", "failed_step", "github_log_inputs",
+           "is_run_url", "parse_run_url"]
+
+# `cancelled` is left out: a cancelled job usually only shows that another one failed first.
+FAILED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
+
+_RUN_PATH = re.compile(
+    r"^/(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/(?P<repo>[A-Za-z0-9._-]{1,100})/actions/runs/(?P<run>\d+)"
+    r"(?:/attempts/(?P<attempt>\d+))?(?:/jobs?/(?P<job>\d+))?/?$"
+)
+_EXAMPLE = "https://github.com/OWNER/REPO/actions/runs/RUN_ID[/job/JOB_ID]"
+_LOG_GONE = (404, 410)  # a job whose log was never uploaded, or is past the retention period
+_log = logging.getLogger(__name__)
+
+
+class NoFailedJobs(InputError):
+    """The run has no failed job to diagnose (it passed, or is still running)."""
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """What a run URL points at."""
+
+    host: str
+    owner: str
+    repo: str
+    run_id: int
+    job_id: int | None = None
+    attempt: int | None = None
+
+    @property
+    def slug(self) -> str:
+        return f"{self.owner}/{self.repo}"
+
+    @property
+    def url(self) -> str:
+        url = f"https://{self.host}/{self.slug}/actions/runs/{self.run_id}"
+        if self.attempt:
+            url += f"/attempts/{self.attempt}"
+        if self.job_id:
+            url += f"/job/{self.job_id}"
+        return url
+
+    def default_api_url(self) -> str:
+        """The API of the server the URL names (github.com, or a GitHub Enterprise Server)."""
+        return DEFAULT_API_URL if self.host in ("github.com", "www.github.com") else f"https://{self.host}/api/v3"
+
+
+def is_run_url(text: str) -> bool:
+    """Whether `text` looks like a run URL at all (then `parse_run_url` says precisely what is wrong)."""
+    return bool(re.match(r"^https?://[^/\s]+/[^/\s]+/[^/\s]+/actions/runs/", text.strip()))
+
+
+def parse_run_url(url: str) -> RunRef:
+    """Parse `https://HOST/OWNER/REPO/actions/runs/RUN_ID[/attempts/N][/job/JOB_ID]`; InputError otherwise."""
+    parts = urlsplit(url.strip())
+    match = _RUN_PATH.match(parts.path)
+    if parts.scheme not in ("https", "http") or not parts.hostname or not match:
+        raise InputError(f"not a GitHub Actions run URL: {url.strip()!r} (expected {_EXAMPLE})")
+    attempt = match.group("attempt")
+    job = match.group("job")
+    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    return RunRef(host=host, owner=match.group("owner"), repo=match.group("repo"), run_id=int(match.group("run")),
+                  job_id=int(job) if job else None, attempt=int(attempt) if attempt else None)
+
+
+def failed_jobs(client: GitHubClient, ref: RunRef) -> list[dict[str, Any]]:
+    """The jobs to diagnose: the one job of a job URL, else every failed job of the run (InputError if none)."""
+    if ref.job_id is not None:
+        job = client.get_job(ref.owner, ref.repo, ref.job_id)
+        if job.get("run_id") not in (None, ref.run_id):
+            raise InputError(f"job {ref.job_id} belongs to run {job.get('run_id')}, not to run {ref.run_id}")
+        return [job]
+    jobs = client.list_jobs(ref.owner, ref.repo, ref.run_id, ref.attempt)
+    failed = [job for job in jobs if job.get("conclusion") in FAILED_CONCLUSIONS]
+    if not failed:
+        seen = Counter(str(job.get("conclusion") or job.get("status") or "unknown") for job in jobs)
+        summary = ", ".join(f"{name} {count}" for name, count in sorted(seen.items())) or "no jobs"
+        raise NoFailedJobs(f"{ref.slug} run {ref.run_id} has no failed jobs to diagnose ({summary})")
+    return failed
+
+
+def failed_step(job: dict[str, Any]) -> str | None:
+    """The name of the step that failed first, by step number."""
+    steps = [step for step in job.get("steps") or [] if isinstance(step, dict)]
+    for conclusions in (("failure",), ("timed_out", "cancelled")):
+        hits = [step for step in steps if step.get("conclusion") in conclusions]
+        if hits:
+            first = min(hits, key=_step_number)
+            name = first.get("name")
+            return name if isinstance(name, str) else None
+    return None
+
+
+def _step_number(step: dict[str, Any]) -> int:
+    number = step.get("number")
+    return number if isinstance(number, int) else 0
+
+
+def github_log_inputs(
+    url: str,
+    *,
+    token: str | None = None,
+    api_url: str | None = None,
+    progress: bool | None = None,
+    client: GitHubClient | None = None,
+) -> list[LogInput]:
+    """One `LogInput` per failed job of the run at `url` (or the job the URL names), logs downloaded now."""
+    ref = parse_run_url(url)
+    own_client = client is None
+    if client is None:
+        client = GitHubClient(token, api_url or os.environ.get("GITHUB_API_URL") or ref.default_api_url())
+    try:
+        jobs = failed_jobs(client, ref)
+        store = _LogStore()
+        show = _stderr_is_terminal() if progress is None else progress
+        inputs = []
+        missing: list[GitHubAPIError] = []
+        with _progress(show) as report:
+            for job in jobs:
+                try:
+                    path = store.fetch(client, ref, job, report)
+                except GitHubAPIError as exc:
+                    if exc.status not in _LOG_GONE:
+                        raise
+                    # One expired or missing log should not hide the diagnosis of the others.
+                    _log.warning("repopilot: skipping job %r: %s", job.get("name"), exc)
+                    missing.append(exc)
+                    continue
+                inputs.append(_log_input(path, ref, job, url, store))
+        if not inputs and missing:
+            raise missing[0]
+        return inputs
+    finally:
+        if own_client:
+            client.close()
+
+
+def _log_input(path: Path, ref: RunRef, job: dict[str, Any], source: str, store: _LogStore) -> LogInput:
+    def open_log() -> BinaryIO:
+        _ = store  # keeps the temporary directory alive as long as the LogInput
+        return path.open("rb")
+
+    name = job.get("name")
+    return LogInput(name=f"{ref.slug} run {ref.run_id} job {job.get('id')}", open=open_log,
+                    size=path.stat().st_size, source=source, job=name if isinstance(name, str) else None,
+                    failed_step=failed_step(job))
+
+
+_Report = Callable[[int, str, int, int | None], None]  # job id, label, bytes so far, total
+
+
+class _LogStore:
+    """Where downloaded logs live: the cache directory when configured, else a private temporary directory."""
+
+    def __init__(self) -> None:
+        cache = os.environ.get("REPOPILOT_LOG_CACHE")
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if cache:
+            self.root = Path(cache)
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise InputError(f"REPOPILOT_LOG_CACHE={cache}: cannot create it ({exc.strerror})") from None
+            self.cached = True
+        else:
+            self._tmp = tempfile.TemporaryDirectory(prefix="repopilot-logs-")
+            self.root = Path(self._tmp.name)
+            self.cached = False
+
+    def fetch(self, client: GitHubClient, ref: RunRef, job: dict[str, Any], report: _Report) -> Path:
+        job_id = job.get("id")
+        if not isinstance(job_id, int):
+            raise InputError(f"{ref.slug} run {ref.run_id}: the API listed a job without an id")
+        target = self.root / f"{ref.owner}_{ref.repo}_{job_id}.log"
+        finished = job.get("status") in (None, "completed")
+        if self.cached and finished and target.is_file():
+            return target
+        partial = target.with_suffix(".part")
+        label = str(job.get("name") or job_id)
+        try:
+            with partial.open("wb") as dest:
+                client.download_job_log(ref.owner, ref.repo, job_id, dest,
+                                        on_progress=lambda done, total: report(job_id, label, done, total))
+            # Renamed only when complete, so an interrupted download is never taken for a cached log.
+            partial.replace(target)
+        except OSError as exc:
+            raise RunError(f"cannot save the log of job {label!r} under {self.root}: {exc.strerror}") from None
+        finally:
+            partial.unlink(missing_ok=True)
+        return target
+
+
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+@contextmanager
+def _progress(show: bool) -> Iterator[_Report]:
+    if not show:
+        yield lambda _key, _label, _done, _total: None
+        return
+    columns = (TextColumn("downloading {task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[int, TaskID] = {}
+
+        def report(key: int, label: str, done: int, total: int | None) -> None:
+            if key not in tasks:
+                tasks[key] = bar.add_task(label, total=total)
+            bar.update(tasks[key], completed=done, total=total)
+
+        yield report

@@ -1,0 +1,349 @@
+"""A small client for the GitHub REST endpoints RepoPilot uses: run jobs, job logs, runs, issue comments.
+
+Retries live here and only here: 5xx, 408 and connection errors back off a few times; rate limits (403/429 with
+`x-ratelimit-remaining: 0`, or `retry-after`) wait as long as GitHub asks, unless that is longer than
+`max_wait`, in which case we stop with a message saying when to try again. The token only ever travels in the
+Authorization header of requests to the API host: never to a redirect target (log downloads are redirected to
+short-lived storage URLs that carry their own signature), never into an error message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from email.utils import parsedate_to_datetime
+from typing import Any, BinaryIO, TypeVar
+
+import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+
+from ..core import REDACTED, ConfigError, GitHubAPIError, redact_text
+
+__all__ = ["DEFAULT_API_URL", "GitHubClient"]
+
+DEFAULT_API_URL = "https://api.github.com"
+_API_VERSION = "2022-11-28"
+_REDIRECTS = {301, 302, 303, 307, 308}
+_MAX_REDIRECTS = 5
+_MAX_PAGES = 100  # 10,000 jobs: far beyond GitHub's 256-job matrix limit
+_COMMENT_LIMIT = 65_536  # GitHub refuses longer comment bodies
+_ERROR_BODY_LIMIT = 4096
+_SECONDARY_LIMIT_WAIT = 60.0
+_T = TypeVar("_T")
+
+# Looked up at call time so tests can replace it without waiting.
+_sleep: Callable[[float], None] = time.sleep
+
+
+def _pause(seconds: float) -> None:
+    _sleep(seconds)
+
+
+class _Retry(Exception):
+    """A failure worth another attempt; `wait` is what the server asked for, if anything."""
+
+    def __init__(self, reason: str, *, status: int | None = None, wait: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+        self.wait = wait
+
+
+class GitHubClient:
+    """Synchronous REST client; use as a context manager or call `close()`."""
+
+    def __init__(
+        self,
+        token: str | None = None,
+        api_url: str | None = None,
+        *,
+        attempts: int = 4,
+        backoff: float = 1.0,
+        max_wait: float = 60.0,
+        timeout: float = 30.0,
+    ) -> None:
+        raw = token if token is not None else os.environ.get("GITHUB_TOKEN", "")
+        self.token = raw.strip() or None  # a token read from a file often ends in a newline
+        if self.token is not None and (not self.token.isprintable() or " " in self.token):
+            # httpx would refuse the header with the token quoted in its message; say it here, without it.
+            raise ConfigError("GITHUB_TOKEN contains spaces or control characters; set it to the token alone")
+        self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+        if not self.api_url.startswith(("https://", "http://")):
+            raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {self.api_url!r}")
+        self.attempts = max(1, attempts)
+        self.backoff = backoff
+        self.max_wait = max_wait
+        self._http = httpx.Client(timeout=timeout, follow_redirects=False,
+                                  headers={"User-Agent": "repopilot", "X-GitHub-Api-Version": _API_VERSION})
+
+    def __enter__(self) -> GitHubClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- endpoints -------------------------------------------------------------------------------------------
+
+    def list_jobs(self, owner: str, repo: str, run_id: int, attempt: int | None = None) -> list[dict[str, Any]]:
+        """Every job of a run (the latest attempt, or `attempt`), following pagination."""
+        base = f"/repos/{owner}/{repo}/actions/runs/{run_id}"
+        path = f"{base}/attempts/{attempt}/jobs" if attempt else f"{base}/jobs"
+        what = f"run {owner}/{repo}#{run_id}"
+        jobs: list[dict[str, Any]] = []
+        for page in range(1, _MAX_PAGES + 1):
+            response = self._get(path, what, params={"per_page": 100, "page": page})
+            data = _json_object(response, what)
+            batch = data.get("jobs")
+            if not isinstance(batch, list):
+                raise GitHubAPIError(f"{what}: unexpected jobs listing (no `jobs` list)")
+            jobs.extend(job for job in batch if isinstance(job, dict))
+            if not batch or not _has_more(response, len(jobs), data.get("total_count")):
+                break
+        return jobs
+
+    def get_job(self, owner: str, repo: str, job_id: int) -> dict[str, Any]:
+        what = f"job {owner}/{repo}#{job_id}"
+        return _json_object(self._get(f"/repos/{owner}/{repo}/actions/jobs/{job_id}", what), what)
+
+    def get_run(self, owner: str, repo: str, run_id: int) -> dict[str, Any]:
+        what = f"run {owner}/{repo}#{run_id}"
+        return _json_object(self._get(f"/repos/{owner}/{repo}/actions/runs/{run_id}", what), what)
+
+    def run_pull_requests(self, owner: str, repo: str, run_id: int) -> list[int]:
+        """Numbers of the pull requests a run belongs to (empty for runs from forks: GitHub omits them)."""
+        prs = self.get_run(owner, repo, run_id).get("pull_requests") or []
+        return [pr["number"] for pr in prs if isinstance(pr, dict) and isinstance(pr.get("number"), int)]
+
+    def post_issue_comment(self, owner: str, repo: str, number: int, body: str) -> str:
+        """Comment on an issue or pull request; returns the comment's URL."""
+        what = f"comment on {owner}/{repo}#{number}"
+        path = f"/repos/{owner}/{repo}/issues/{number}/comments"
+        response = self._call(lambda: self._send("POST", self._url(path), what, json={"body": _fit(body)}), what)
+        return str(_json_object(response, what).get("html_url", ""))
+
+    def list_issue_comments(self, owner: str, repo: str, number: int) -> list[dict[str, Any]]:
+        """Every comment of an issue or pull request, oldest first."""
+        what = f"comments of {owner}/{repo}#{number}"
+        comments: list[dict[str, Any]] = []
+        for page in range(1, _MAX_PAGES + 1):
+            response = self._get(f"/repos/{owner}/{repo}/issues/{number}/comments", what,
+                                 params={"per_page": 100, "page": page})
+            batch = _json(response, what)
+            if not isinstance(batch, list):
+                raise GitHubAPIError(f"{what}: unexpected comments listing")
+            comments.extend(c for c in batch if isinstance(c, dict))
+            if not batch or "next" not in response.links:  # GitHub sends a Link header whenever there are more
+                break
+        return comments
+
+    def update_issue_comment(self, owner: str, repo: str, comment_id: int, body: str) -> str:
+        """Replace a comment's body; returns the comment's URL."""
+        what = f"comment {owner}/{repo}#{comment_id}"
+        path = f"/repos/{owner}/{repo}/issues/comments/{comment_id}"
+        response = self._call(lambda: self._send("PATCH", self._url(path), what, json={"body": _fit(body)}), what)
+        return str(_json_object(response, what).get("html_url", ""))
+
+    def upsert_issue_comment(self, owner: str, repo: str, number: int, body: str, marker: str) -> tuple[str, bool]:
+        """Update the latest comment containing `marker`, or post a new one; returns (URL, updated)."""
+        ours = [c for c in self.list_issue_comments(owner, repo, number)
+                if marker in str(c.get("body") or "") and isinstance(c.get("id"), int)]
+        if ours:
+            return self.update_issue_comment(owner, repo, ours[-1]["id"], body), True
+        return self.post_issue_comment(owner, repo, number, body), False
+
+    def download_job_log(self, owner: str, repo: str, job_id: int, dest: BinaryIO,
+                         on_progress: Callable[[int, int | None], None] | None = None) -> int:
+        """Stream a job's plain-text log into `dest`; returns the byte count. Follows the storage redirect."""
+        what = f"log of job {owner}/{repo}#{job_id}"
+        url = self._url(f"/repos/{owner}/{repo}/actions/jobs/{job_id}/logs")
+        return self._call(lambda: self._stream_to(url, what, dest, on_progress), what)
+
+    # -- plumbing --------------------------------------------------------------------------------------------
+
+    def _url(self, path: str) -> str:
+        return self.api_url + path
+
+    def _headers(self, *, auth: bool) -> dict[str, str]:
+        headers = {"Accept": "application/vnd.github+json"}
+        if auth and self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        return headers
+
+    def _get(self, path: str, what: str, params: dict[str, Any] | None = None) -> httpx.Response:
+        return self._call(lambda: self._send("GET", self._url(path), what, params=params), what)
+
+    def _send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self._http.request(method, url, headers=self._headers(auth=True), **kwargs)
+        except httpx.TransportError as exc:
+            raise _Retry(f"connection failed: {type(exc).__name__}") from None
+        self._check(response, what)
+        return response
+
+    def _stream_to(self, url: str, what: str, dest: BinaryIO,
+                   on_progress: Callable[[int, int | None], None] | None) -> int:
+        dest.seek(0)
+        dest.truncate()
+        auth = True
+        try:
+            for _ in range(_MAX_REDIRECTS + 1):
+                with self._http.stream("GET", url, headers=self._headers(auth=auth)) as response:
+                    if response.status_code in _REDIRECTS and "location" in response.headers:
+                        url = str(response.url.join(response.headers["location"]))
+                        if not url.startswith(("https://", "http://")):
+                            raise GitHubAPIError(f"{what}: redirected to a non-HTTP location")
+                        auth = False  # the target is signed; the token must not travel there
+                        continue
+                    self._check(response, what)
+                    if response.status_code >= 300:
+                        raise GitHubAPIError(f"{what}: unexpected redirect without a location",
+                                             status=response.status_code)
+                    total = _int_or_none(response.headers.get("content-length"))
+                    written = 0
+                    for chunk in response.iter_bytes(1 << 16):
+                        dest.write(chunk)
+                        written += len(chunk)
+                        if on_progress is not None:
+                            on_progress(written, total)
+                    return written
+        except httpx.TransportError as exc:
+            raise _Retry(f"connection failed: {type(exc).__name__}") from None
+        raise GitHubAPIError(f"{what}: more than {_MAX_REDIRECTS} redirects")
+
+    def _check(self, response: httpx.Response, what: str) -> None:
+        """Raise for an unsuccessful response: `_Retry` when another attempt may help, else GitHubAPIError."""
+        status = response.status_code
+        if status < 400:
+            return
+        headers = response.headers
+        if status == 401:
+            raise GitHubAPIError("GITHUB_TOKEN missing or invalid", status=status)
+        message = self._clean(_error_message(response))
+        detail = f": {message}" if message else ""
+        if status in (403, 429):
+            wait = _rate_limit_wait(headers)
+            if wait is None and (status == 429 or "rate limit" in message.lower()):
+                # A secondary rate limit without headers: GitHub's docs say to wait at least a minute.
+                wait = _SECONDARY_LIMIT_WAIT
+            if wait is not None:
+                if wait > self.max_wait:
+                    raise GitHubAPIError(f"GitHub API rate limit exceeded; it resets in {wait:.0f} s, longer than "
+                                         f"the {self.max_wait:.0f} s RepoPilot waits: try again later", status=status)
+                raise _Retry("rate limited", status=status, wait=wait)
+        if status == 403:
+            raise GitHubAPIError(f"{what}: forbidden; the token lacks access (a workflow needs `permissions: "
+                                 f"actions: read`){detail}", status=status)
+        if status == 404:
+            raise GitHubAPIError(f"{what} not found or no access", status=status)
+        if status == 410:
+            raise GitHubAPIError(f"{what} is gone (logs are deleted after the repository's retention period)",
+                                 status=status)
+        if status == 408 or status >= 500:
+            raise _Retry(f"server error{detail}", status=status)
+        raise GitHubAPIError(f"{what}: request refused{detail}", status=status)
+
+    def _call(self, fn: Callable[[], _T], what: str) -> _T:
+        rate_limited = 0.0  # seconds already spent waiting for rate limits in this call
+
+        def wait(state: RetryCallState) -> float:
+            nonlocal rate_limited
+            exc = state.outcome.exception() if state.outcome is not None else None
+            if isinstance(exc, _Retry) and exc.wait is not None:
+                if rate_limited + exc.wait > self.max_wait:
+                    raise GitHubAPIError(f"{what}: still rate limited after waiting {rate_limited:.0f} s; another "
+                                         f"{exc.wait:.0f} s would pass the {self.max_wait:.0f} s bound: try again "
+                                         "later", status=exc.status)
+                rate_limited += exc.wait
+                return exc.wait
+            return float(min(self.backoff * 2 ** (state.attempt_number - 1), 8.0))
+
+        retrying = Retrying(stop=stop_after_attempt(self.attempts), wait=wait,
+                            retry=retry_if_exception_type(_Retry), sleep=_pause, reraise=True)
+        try:
+            return retrying(fn)
+        except _Retry as exc:
+            raise GitHubAPIError(f"{what}: GitHub API {exc.reason}, gave up after {self.attempts} attempts",
+                                 status=exc.status) from None
+
+    def _clean(self, text: str) -> str:
+        if self.token:
+            text = text.replace(self.token, REDACTED)
+        return redact_text(text)[:200]
+
+
+def _json(response: httpx.Response, what: str) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise GitHubAPIError(f"{what}: the API answered with something other than JSON") from None
+
+
+def _json_object(response: httpx.Response, what: str) -> dict[str, Any]:
+    data = _json(response, what)
+    if not isinstance(data, dict):
+        raise GitHubAPIError(f"{what}: unexpected JSON from the API")
+    return data
+
+
+def _fit(body: str) -> str:
+    if len(body) <= _COMMENT_LIMIT:
+        return body
+    note = "\n\n_(truncated to fit GitHub's comment limit)_\n"
+    return body[: _COMMENT_LIMIT - len(note)] + note
+
+
+def _has_more(response: httpx.Response, seen: int, total: Any) -> bool:
+    if "link" in response.headers:
+        return "next" in response.links
+    return isinstance(total, int) and seen < total
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _rate_limit_wait(headers: httpx.Headers) -> float | None:
+    """Seconds GitHub asks us to wait, or None when the response is not a rate limit."""
+    retry_after = headers.get("retry-after")
+    if retry_after is not None:
+        try:
+            return max(0.0, float(retry_after))
+        except ValueError:
+            pass
+        try:  # the HTTP-date form
+            return max(0.0, parsedate_to_datetime(retry_after).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+    if headers.get("x-ratelimit-remaining") == "0":
+        reset = _int_or_none(headers.get("x-ratelimit-reset"))
+        if reset is not None:
+            return max(0.0, reset - time.time()) + 1.0  # reset is whole seconds; do not wake a moment early
+        return 60.0
+    return None
+
+
+def _error_message(response: httpx.Response) -> str:
+    """GitHub's `message` field from an error body, read no further than a few KB."""
+    try:
+        if response.is_closed:
+            body = response.content[:_ERROR_BODY_LIMIT]
+        else:
+            body = b""
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) >= _ERROR_BODY_LIMIT:
+                    break
+        data = json.loads(body[:_ERROR_BODY_LIMIT])
+    except (httpx.HTTPError, ValueError):
+        return ""
+    message = data.get("message") if isinstance(data, dict) else None
+    return message.strip() if isinstance(message, str) else ""
+
