@@ -41,7 +41,8 @@ _BLOCK_KEYS = {"before", "after", "up_while", "up_until", "down_while", "down_un
 _EXAMPLE_KEYS = {"text", "match", "lines", "fields", "note"}
 # What a leading `^` means in the raw scan: the start of a line, after the runner's timestamp if any, or the
 # start of a `\r` segment. Kept in sync with lines.TIMESTAMP.
-_SCAN_LINE_START = r"(?:^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?)?|\r)"
+_TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
+_SCAN_LINE_START = rf"(?:^(?:[^\t\n]*\t[^\t\n]*\t{_TS}|{_TS})?|\r)"
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 
