@@ -25,11 +25,13 @@ _MAX_REPEATS = 3  # identical failures beyond this many are left out
 _MAX_FAILURES = 50
 # Lines that only say that something earlier failed: never causal on their own.
 _TRAILERS = re.compile(
-    r"^(?:##\[error\])?(?:Error: )?Process completed with exit code \d+\.?\s*$"
+    # Exit 137 (SIGKILL, usually the OOM killer) and 143 (SIGTERM) say more than "it failed".
+    r"^(?:##\[error\])?(?:Error: )?Process completed with exit code (?!137\b|143\b)\d+\.?\s*$"
     r"|^Build step '.*' marked build as failure"
     r"|^Finished: (?:FAILURE|ABORTED|UNSTABLE)\s*$"
     r"|^ERROR: Job failed: exit code \d+\s*$"
     r"|^The command .* exited with \d+\.?\s*$"
+    r"|^ERROR: script returned exit code \d+\s*$"
 )
 _ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
 _PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")
