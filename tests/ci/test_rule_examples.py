@@ -54,8 +54,15 @@ def test_rule_triggers_compile_for_both_engines(rule: Rule) -> None:
 
 
 def test_scan_pattern_shapes() -> None:
-    assert scan_pattern(r"^--- FAIL: (?P<test>\S+)").startswith("(?:^(?:")
+    assert scan_pattern(r"^--- FAIL: (?P<test>\S+)") == r"(?:^|\r|Z )(?:--- FAIL: (?:\S+))"
     assert scan_pattern(r"error: (?P<message>.+)$") == "error: ."
     assert scan_pattern(r"foo.*") == "foo"
     assert scan_pattern(r"exit code 137$") == r"exit code 137(?:\r|$)"
     assert scan_pattern(r"a\.+") == r"a\.+"
+    # Cut at the first top-level wildcard: a superset of the trigger, cheaper to scan.
+    assert scan_pattern(r"x\.go:\d+: (?P<message>.+) \((?P<code>\w+)\)$") == r"x\.go:\d+: ."
+    assert scan_pattern(r"a.*b(c)") == "a"
+    # Not inside groups or alternations, where cutting would lose matches.
+    assert scan_pattern(r"(?:a.+b|c)d") == r"(?:a.+b|c)d"
+    assert scan_pattern(r"a.+b|c") == r"a.+b|c"
+    assert scan_pattern(r"[.+]x") == r"[.+]x"
