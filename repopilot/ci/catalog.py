@@ -183,13 +183,26 @@ def _package_rule_files() -> list[tuple[str, bytes]]:
 
 
 def load_catalog(extra_dirs: Iterable[Path] = ()) -> Catalog:
-    """The bundled catalog, plus the `*.toml` rule files of `extra_dirs` (a user's own rules)."""
+    """The bundled catalog, plus a user's own rules: the `*.toml` rule files and `*.json` GitHub problem
+    matchers of `extra_dirs`."""
     files = _package_rule_files()
+    matchers: list[Rule] = []
     for directory in extra_dirs:
         if not directory.is_dir():
             raise ConfigError(f"rules directory not found: {directory}")
         files.extend((str(p), p.read_bytes()) for p in sorted(directory.glob("*.toml")))
-    return load_rule_files(files)
+        from .matchers import rules_from_problem_matcher
+
+        for p in sorted(directory.glob("*.json")):
+            matchers.extend(rules_from_problem_matcher(p.read_text(encoding="utf-8"), origin=str(p)))
+    catalog = load_rule_files(files)
+    if not matchers:
+        return catalog
+    taken = {r.id for r in catalog.rules}
+    clash = [r.id for r in matchers if r.id in taken]
+    if clash:
+        raise ConfigError(f"problem matcher rule ids clash with the catalog: {', '.join(clash)}")
+    return Catalog(version=catalog.version, rules=catalog.rules + tuple(matchers))
 
 
 def load_rule_files(files: Iterable[tuple[str, bytes]]) -> Catalog:
