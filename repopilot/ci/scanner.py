@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from ..core import ConfigError
 from .blocks import Hit, extend_block, match_line
 from .catalog import Catalog, Rule, scan_pattern
 from .lines import clean_text, display_text, strip_ansi_bytes
@@ -115,8 +116,12 @@ class _HyperscanEngine(_Engine):
         self._hs = hyperscan
         self._db = hyperscan.Database()
         flags = [hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if ci else 0) for _, ci in patterns]
-        self._db.compile(expressions=[p for p, _ in patterns], ids=list(range(len(patterns))),
-                         elements=len(patterns), flags=flags)
+        try:
+            self._db.compile(expressions=[p for p, _ in patterns], ids=list(range(len(patterns))),
+                             elements=len(patterns), flags=flags)
+        except hyperscan.error as exc:
+            raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
+                              "Triggers)") from None
         self._scratch = hyperscan.Scratch(self._db)
 
     def scan(self, data: bytes) -> list[tuple[int, int]]:

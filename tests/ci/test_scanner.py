@@ -82,3 +82,29 @@ def test_keyword_memory_is_bounded() -> None:
     assert res.lines == 5000
     assert 0 < len(res.keywords) <= 400
     assert res.keywords[-1].line == 5000
+
+
+@pytest.mark.skipif(not hyperscan_available(), reason="no hyperscan wheel")
+def test_unscannable_user_trigger_is_a_config_error() -> None:
+    from repopilot.ci.catalog import Catalog, load_rule_files
+    from repopilot.core import ConfigError
+
+    bad = load_rule_files([("u.toml", b"""
+format = 1
+[[rule]]
+id = "u.bad"
+category = "build"
+ecosystem = "x"
+tool = "x"
+trigger = '(?>ab)c'
+confidence = 0.9
+hint = "h"
+[[rule.example]]
+text = "abc"
+match = true
+[[rule.example]]
+text = "b"
+match = false
+""")])
+    with pytest.raises(ConfigError, match="cannot be scanned"):
+        Scanner(Catalog(version="1", rules=bad.rules), engine="hyperscan")
