@@ -4,7 +4,7 @@ step's header and tail, with line numbers, within a token budget. Never the whol
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .diagnosis import Diagnosis
 
@@ -24,9 +24,10 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass
 class Excerpt:
-    ranges: list[list[int]]
+    ranges: list[list[int]]  # lines shown or folded into a summary line
     tokens: int
     text: str
+    folded: list[list[int]] = field(default_factory=list)  # the folded part of `ranges`
 
 
 def _fmt(n: int, text: str) -> str:
@@ -39,13 +40,18 @@ def _fmt(n: int, text: str) -> str:
 _FRAME = re.compile(r"^\s+at \S|^\s*\.\.\. \d+ (?:more|common frames omitted)|^\t+/\S+:\d+|^[\w./*()\[\]-]+\(.*\)$"
                     r"|^\s*(?:Caused by|Caused|Suppressed|Also):")
 _FOLD_MIN = 6
+_DIGITS = re.compile(r"\d+")
+_SHAPE = 24  # characters of a line (digits masked) that make its shape
+_SHAPE_WINDOW = 8
 Item = int | tuple[int, int]  # a line shown, or an inclusive range folded into one summary line
 
 
 def _fold(lines: list[int], texts: dict[int, str]) -> list[Item]:
-    """Long runs of stack frames become: two frames, a fold line, the last frame."""
+    """Long runs of stack frames, or of lines shaped like one of the few before them (the same error repeated
+    for many files, a multi-line diagnostic repeated), become: two lines, a fold line, the last line."""
     out: list[Item] = []
     run: list[int] = []
+    recent: list[str] = []
 
     def flush() -> None:
         if len(run) >= _FOLD_MIN:
@@ -57,7 +63,13 @@ def _fold(lines: list[int], texts: dict[int, str]) -> list[Item]:
         run.clear()
 
     for n in lines:
-        if _FRAME.search(texts[n]) and (not run or n == run[-1] + 1):
+        text = texts[n]
+        key = _DIGITS.sub("#", text.strip())[:_SHAPE]
+        foldable = bool(_FRAME.search(text)) or (len(key) >= 4 and key in recent)
+        recent.append(key)
+        if len(recent) > _SHAPE_WINDOW:
+            recent.pop(0)
+        if foldable and (not run or n == run[-1] + 1):
             run.append(n)
         else:
             flush()
@@ -70,7 +82,7 @@ def _item_text(item: Item, texts: dict[int, str]) -> str:
     if isinstance(item, int):
         return _fmt(item, texts[item])
     a, b = item
-    return f"{a:>6} | … {b - a + 1} stack-frame lines folded ({a}-{b}) …"
+    return f"{a:>6} | … {b - a + 1} lines folded ({a}-{b}): stack frames or lines like the ones around …"
 
 
 def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerpt:
@@ -150,7 +162,8 @@ def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerp
         out.append(_item_text(item, texts))
         prev_end = b if prev_end is None else max(prev_end, b)
     text = "\n".join(out)
-    return Excerpt(ranges=ranges, tokens=estimate_tokens(text), text=text)
+    folded = [[i[0], i[1]] for i in items if not isinstance(i, int)]
+    return Excerpt(ranges=ranges, tokens=estimate_tokens(text), text=text, folded=folded)
 
 
 def _inside(fold: Item, others: list[Item]) -> bool:
