@@ -62,7 +62,7 @@ def test_contract_shape() -> None:
     for key in ("rule", "category", "confidence", "message", "lines"):
         assert key in f
     assert f["file"] == "internal/command/cliconfig/credentials_test.go" and f["line"] == 88
-    assert set(r["excerpt"]) == {"ranges", "tokens", "text"}
+    assert set(r["excerpt"]) == {"ranges", "tokens", "text", "folded"}
     assert r["failing_step"]["name"].startswith("go test")
     json.dumps(r)
 
