@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,12 @@ match = false
 """)])
     with pytest.raises(ConfigError, match="cannot be scanned"):
         Scanner(Catalog(version="1", rules=bad.rules), engine="hyperscan")
+
+
+def test_falls_back_to_re_without_hyperscan(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "hyperscan", None)  # `import hyperscan` now raises ImportError
+    assert not hyperscan_available()
+    sc = Scanner(load_catalog())
+    assert sc.engine.name == "re"
+    res = sc.scan(io.BytesIO((FIXTURES / "go-build-error.log").read_bytes()))
+    assert res.engine == "re" and any(h.rule.id == "go.build-error" for h in res.hits)
