@@ -19,6 +19,7 @@ from ..core import ConfigError
 __all__ = [
     "CATEGORIES",
     "FORMAT_VERSION",
+    "SCAN_LINE_START",
     "BlockSpec",
     "Catalog",
     "Example",
@@ -45,7 +46,7 @@ _EXAMPLE_KEYS = {"text", "match", "lines", "fields", "note"}
 # (`...Z `, also after `gh run view --log`'s JOB<TAB>STEP<TAB>), or the start of a `\r` segment. Looser than
 # the Python check that follows (which strips the real prefix), and much faster for hyperscan than spelling
 # the timestamp out.
-_SCAN_LINE_START = r"(?:^|\r|Z )"
+SCAN_LINE_START = r"(?:^|\r|Z )"
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 
@@ -125,7 +126,7 @@ def scan_pattern(trigger: str) -> str:
     elif tail_anchor:
         pat += r"(?:\r|$)"
     if anchored_start:
-        pat = _SCAN_LINE_START + "(?:" + pat + ")"
+        pat = SCAN_LINE_START + "(?:" + pat + ")"
     return pat or "."
 
 

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 from ..core import ConfigError
 from .blocks import Hit, extend_block, match_line
-from .catalog import Catalog, Rule, scan_pattern
+from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .lines import clean_text, display_text, strip_ansi_bytes
 
 __all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available"]
@@ -95,15 +95,36 @@ class _Engine:
 
 
 class _ReEngine(_Engine):
+    """The fallback without hyperscan. Python `re` pays for every position it tries, so the patterns anchored at a
+    line start are joined into one alternation per case mode: one pass finds the lines where any of them matches,
+    and each such line is reported for all of them (the Python check that follows sorts them out)."""
+
     name = "re"
 
     def __init__(self, patterns: list[tuple[bytes, bool]]) -> None:
-        self._compiled = [re.compile(p, re.MULTILINE | (re.IGNORECASE if ci else 0)) for p, ci in patterns]
+        prefix = SCAN_LINE_START.encode()
+        self._single: list[tuple[int, re.Pattern[bytes]]] = []
+        self._joined: list[tuple[list[int], re.Pattern[bytes]]] = []
+        groups: dict[bool, list[int]] = {False: [], True: []}
+        for i, (p, ci) in enumerate(patterns):
+            if p.startswith(prefix):
+                groups[ci].append(i)
+            else:
+                self._single.append((i, re.compile(p, re.MULTILINE | (re.IGNORECASE if ci else 0))))
+        for ci, ids in groups.items():
+            if ids:
+                body = b"|".join(b"(?:" + patterns[i][0][len(prefix):] + b")" for i in ids)
+                rx = re.compile(prefix + b"(?:" + body + b")", re.MULTILINE | (re.IGNORECASE if ci else 0))
+                self._joined.append((ids, rx))
 
     def scan(self, data: bytes) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
-        for i, rx in enumerate(self._compiled):
+        for i, rx in self._single:
             out.extend((i, m.end()) for m in rx.finditer(data))
+        for ids, rx in self._joined:
+            for m in rx.finditer(data):
+                end = m.end()
+                out.extend((i, end) for i in ids)
         return out
 
 
