@@ -119,6 +119,8 @@ def scan_pattern(trigger: str) -> str:
     tail_anchor = pat.endswith("$") and not _escaped(pat, len(pat) - 1)
     if tail_anchor:
         pat = pat[:-1]
+    if pat.startswith("\\b"):
+        pat = pat[2:]  # a looser start lets Python's `re` (the fallback engine) search for the literal that follows
     cut = _first_wildcard(pat)
     if cut is not None:
         at, _, plus = cut
