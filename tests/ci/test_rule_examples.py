@@ -3,12 +3,14 @@ fields), near misses do not, through both scan engines' pattern forms."""
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
 
 from repopilot.ci.blocks import match_text
-from repopilot.ci.catalog import CATEGORIES, Rule, load_catalog, scan_pattern
+from repopilot.ci.catalog import CATEGORIES, Catalog, Rule, load_catalog, scan_pattern
+from repopilot.ci.scanner import Scanner, hyperscan_available
 
 CATALOG = load_catalog()
 RULES = CATALOG.rules
@@ -39,6 +41,19 @@ def test_rule_examples(rule: Rule) -> None:
             assert got == sorted(ex.lines), f"example {i}: block lines {got} != {sorted(ex.lines)}"
         for key, value in ex.fields.items():
             assert hits[0].fields.get(key) == value, f"example {i}: field {key}={hits[0].fields.get(key)!r}"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=_ids)
+def test_rule_examples_through_the_scanner(rule: Rule) -> None:
+    """The same verdicts from the real streaming scanner, with each engine available."""
+    engines = ["re"] + (["hyperscan"] if hyperscan_available() else [])
+    for engine in engines:
+        scanner = Scanner(Catalog(version="t", rules=(rule,)), engine=engine)
+        for i, ex in enumerate(rule.examples, 1):
+            res = scanner.scan(io.BytesIO(ex.text.encode("utf-8")))
+            expected = [(h.line, h.first, h.last) for h in match_text(rule, ex.text)]
+            got = [(h.line, h.first, h.last) for h in res.hits]
+            assert got == expected, f"{engine}, example {i}: {got} != {expected}"
 
 
 @pytest.mark.parametrize("rule", RULES, ids=_ids)
