@@ -38,6 +38,7 @@ _KEEP_MARKERS = 20000
 _TAIL = 200
 _CONTEXT = 3  # lines kept around each block for the excerpt
 _BEFORE_ERROR = 15
+_MAX_LINE_BYTES = 256 * 1024
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 
 ProgressFn = Callable[[int], None]
@@ -274,21 +275,23 @@ class Scanner:
             if eof:
                 data, leftover = leftover, b""
             else:
+                res.size += len(block)
                 # Complete the last line from the stream rather than carrying a partial line over (one copy
                 # less of each chunk); a line longer than a chunk is carried over as usual.
                 if not block.endswith(b"\n"):
                     rest = stream.readline(self.chunk_size)
+                    res.size += len(rest)
                 if leftover:
                     block, leftover = leftover + block, b""
                 if not (rest or block).endswith(b"\n"):
                     block, rest = block + rest, b""
                     cut = block.rfind(b"\n")
                     if cut == -1:
-                        leftover = block
+                        # A line longer than this is kept only in part: memory stays bounded.
+                        leftover = block[:_MAX_LINE_BYTES]
                         continue
                     block, leftover = block[: cut + 1], block[cut + 1:]
                 data = block
-            res.size += len(data) + len(rest)
             if data:
                 cleaned = strip_ansi_bytes(data, rest)
                 order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))

@@ -118,3 +118,10 @@ def test_falls_back_to_re_without_hyperscan(monkeypatch: pytest.MonkeyPatch) -> 
     assert sc.engine.name == "re"
     res = sc.scan(io.BytesIO((FIXTURES / "go-build-error.log").read_bytes()))
     assert res.engine == "re" and any(h.rule.id == "go.build-error" for h in res.hits)
+
+
+def test_huge_line_is_truncated_not_buffered() -> None:
+    data = b"start\n" + b"x" * (3 * 1024 * 1024) + b" --- FAIL: TestLate (0.1s)\n--- FAIL: TestNext (0.2s)\n"
+    res = _scan(data, "re", chunk=64 * 1024)
+    assert res.lines == 3 and res.size == len(data)
+    assert [h.line for h in res.hits if h.rule.id == "go.test-failed"] == [3]
