@@ -74,7 +74,8 @@ class Failure:
     in_failing_step: bool = False
     causal: bool = False
     note: str = ""
-    extra_ranges: list[tuple[int, int]] = field(default_factory=list)  # repeats' blocks
+    extra_ranges: list[tuple[int, int]] = field(default_factory=list)  # the first repeats' blocks (causal)
+    more_ranges: list[tuple[int, int]] = field(default_factory=list)  # later repeats: only folded in excerpts
 
     def ranges(self) -> list[tuple[int, int]]:
         return [(self.first, self.last), *self.extra_ranges]
@@ -186,6 +187,8 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
             dup.repeats += 1
             if dup.repeats <= _MAX_REPEATS:
                 dup.extra_ranges.append((hit.first, hit.last))
+            elif len(dup.more_ranges) < 10000:
+                dup.more_ranges.append((hit.first, hit.last))
             continue
         f = _failure(hit)
         seen[key] = f

@@ -78,11 +78,13 @@ def _fold(lines: list[int], texts: dict[int, str]) -> list[Item]:
     return out
 
 
-def _item_text(item: Item, texts: dict[int, str]) -> str:
+def _item_text(item: Item, texts: dict[int, str], notes: dict[tuple[int, int], str] | None = None) -> str:
     if isinstance(item, int):
         return _fmt(item, texts[item])
     a, b = item
-    return f"{a:>6} | … {b - a + 1} lines folded ({a}-{b}): stack frames or lines like the ones around …"
+    what = next((note for (lo, hi), note in (notes or {}).items() if lo <= a and b <= hi),
+                "stack frames, or lines repeating the ones shown")
+    return f"{a:>6} | … {b - a + 1} lines folded ({a}-{b}): {what} …"
 
 
 def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerpt:
@@ -96,6 +98,7 @@ def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerp
         texts.setdefault(m.line, m.text)
 
     pieces: list[list[Item]] = []
+    notes: dict[tuple[int, int], str] = {}
     step = diag.step
     if step is not None and step.header_line and step.header_line in texts:
         pieces.append([step.header_line])
@@ -109,6 +112,13 @@ def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerp
             before: list[Item] = [n for n in range(a - _CONTEXT, a) if n in texts]
             after: list[Item] = [n for n in range(b + 1, b + 1 + _CONTEXT) if n in texts]
             pieces.append(before + block + after)
+        if f.more_ranges:
+            # Later repeats of the same failure: one fold line per stretch of them.
+            stretches = _merge(f.more_ranges)
+            for a, b in stretches:
+                times = sum(1 for r in f.more_ranges if a <= r[0] <= b)
+                notes[(a, b)] = f"the failure above repeated {times} more times"
+            pieces.append(list(stretches))
     if not causal and error_set:
         heuristic: list[Item] = []
         heuristic.extend(n for n in sorted(error_set)[-40:] if n in texts)
@@ -125,14 +135,14 @@ def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerp
         new = [i for i in piece if i not in chosen]
         if not new:
             continue
-        cost = sum(estimate_tokens(_item_text(i, texts)) + 1 for i in new) + 2
+        cost = sum(estimate_tokens(_item_text(i, texts, notes)) + 1 for i in new) + 2
         if used + cost <= budget:
             chosen.update(new)
             used += cost
             continue
         # Fit what we can of this piece, the error lines first.
         for i in sorted(new, key=lambda k: (not (isinstance(k, int) and k in error_set), _start(k))):
-            c = estimate_tokens(_item_text(i, texts)) + 1
+            c = estimate_tokens(_item_text(i, texts, notes)) + 1
             if used + c + 2 > budget:
                 break
             chosen.add(i)
@@ -159,11 +169,21 @@ def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerp
             ranges[-1][1] = max(ranges[-1][1], b)
         else:
             ranges.append([a, b])
-        out.append(_item_text(item, texts))
+        out.append(_item_text(item, texts, notes))
         prev_end = b if prev_end is None else max(prev_end, b)
     text = "\n".join(out)
     folded = [[i[0], i[1]] for i in items if not isinstance(i, int)]
     return Excerpt(ranges=ranges, tokens=estimate_tokens(text), text=text, folded=folded)
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1] + 2:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _inside(fold: Item, others: list[Item]) -> bool:
