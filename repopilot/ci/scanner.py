@@ -39,6 +39,7 @@ _TAIL = 200
 _CONTEXT = 3  # lines kept around each block for the excerpt
 _BEFORE_ERROR = 15
 _MAX_LINE_BYTES = 256 * 1024
+_MAX_HITS = 20000
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 
 ProgressFn = Callable[[int], None]
@@ -83,6 +84,7 @@ class ScanResult:
     # Display text of every line a hit or marker may show: blocks with a little context, markers' lines.
     text: dict[int, str] = field(default_factory=dict)
     in_script: set[int] = field(default_factory=set)  # hit lines inside a step's `##[group]Run` header
+    hits_dropped: int = 0  # flagged lines beyond the cap on hits
 
     def line_text(self, n: int) -> str | None:
         return self.text.get(n)
@@ -431,6 +433,9 @@ class _State:
             res.successes.append(n)
 
     def rules(self, n: int, text: str, idxs: list[int], rules: tuple[Rule, ...], window: _Window) -> None:
+        if len(self.res.hits) >= _MAX_HITS:
+            self.res.hits_dropped += 1  # memory stays bounded on pathological logs
+            return
         found: list[tuple[Rule, dict[str, str], str]] = []
         for i in idxs:
             rule = rules[i]
