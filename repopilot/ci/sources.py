@@ -7,11 +7,24 @@ stream on each call to `open()`, so a log can be scanned without holding it in m
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
+import shutil
+import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["LogInput"]
+from ..core import InputError
+
+__all__ = ["RUN_URL", "LogInput", "check_text", "open_sources"]
+
+RUN_URL = re.compile(r"^https?://[^/]+/(?P<owner>[^/]+)/(?P<repo>[^/]+)/actions/runs/(?P<run>\d+)"
+                     r"(?:/job/(?P<job>\d+))?(?:[/?#].*)?$")
+_SNIFF = 8192
 
 
 @dataclass(frozen=True)
@@ -24,3 +37,85 @@ class LogInput:
     source: str  # the SOURCE argument this came from
     job: str | None = None  # the job's name, when known (zip, API)
     failed_step: str | None = None  # the failing step's name, when the API said so
+
+
+def check_text(head: bytes, name: str) -> None:
+    """Refuse empty and binary input with one clear line. `head` is the first few KiB."""
+    if not head:
+        raise InputError(f"{name} is empty: nothing to diagnose")
+    if b"\x00" in head:
+        raise InputError(f"{name} looks binary (it contains NUL bytes), not a text log")
+
+
+def open_sources(spec: str) -> list[LogInput]:
+    """The logs SOURCE names. Raises InputError (exit 2) for missing, unreadable, empty or binary input."""
+    spec = spec.strip()
+    if not spec:
+        raise InputError("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL")
+    if spec == "-":
+        return [_stdin(spec)]
+    m = RUN_URL.match(spec)
+    if m is not None:
+        try:
+            from .github import github_log_inputs  # type: ignore[import-not-found, unused-ignore]
+        except ImportError:
+            raise InputError("run URLs are not supported yet in this build: download the job log and pass "
+                             "the file") from None
+        inputs: list[LogInput] = github_log_inputs(spec)
+        return inputs
+    if spec.startswith(("http://", "https://")):
+        raise InputError(f"not a GitHub Actions run URL: {spec} (expected "
+                         "https://github.com/OWNER/REPO/actions/runs/RUN_ID[/job/JOB_ID])")
+    path = Path(spec)
+    if not path.exists():
+        raise InputError(f"no such file: {spec}")
+    if path.is_dir():
+        raise InputError(f"{spec} is a directory; pass a log file or a run-logs .zip")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_SNIFF)
+    except OSError as exc:
+        raise InputError(f"cannot read {spec}: {exc.strerror or exc}") from None
+    if head.startswith(b"PK\x03\x04") or (path.suffix.lower() == ".zip" and head):
+        try:
+            from .ziplogs import zip_log_inputs  # type: ignore[import-not-found, unused-ignore]
+        except ImportError:
+            raise InputError("run-logs .zip files are not supported yet in this build: unzip it and pass "
+                             "a job's log file") from None
+        zipped: list[LogInput] = zip_log_inputs(path, spec)
+        return zipped
+    check_text(head, spec)
+    size = path.stat().st_size
+    return [LogInput(name=spec, open=lambda: path.open("rb"), size=size, source=spec)]
+
+
+def _stdin(spec: str) -> LogInput:
+    """Spool stdin to a temporary file (in bounded memory) so the log can be read more than once."""
+    src = sys.stdin.buffer
+    spool = tempfile.NamedTemporaryFile(prefix="repopilot-stdin-", suffix=".log", delete=False)  # noqa: SIM115
+    try:
+        with spool:
+            shutil.copyfileobj(src, spool, 1024 * 1024)
+        path = Path(spool.name)
+        with path.open("rb") as fh:
+            head = fh.read(_SNIFF)
+        check_text(head, "stdin")
+    except BaseException:
+        Path(spool.name).unlink(missing_ok=True)
+        raise
+    _TEMPS.append(path)
+    return LogInput(name="stdin", open=lambda: path.open("rb"), size=path.stat().st_size, source=spec)
+
+
+_TEMPS: list[Path] = []
+
+
+def _cleanup() -> None:
+    for p in _TEMPS:
+        with contextlib.suppress(OSError):
+            os.unlink(p)
+
+
+import atexit  # noqa: E402
+
+atexit.register(_cleanup)

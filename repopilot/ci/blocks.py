@@ -1,0 +1,144 @@
+"""From a flagged line to a rule hit: the trigger re-checked with Python `re` (capture groups), then the block
+grown around it as the rule's `block` table says. Works on any line accessor, so the streaming scanner and the
+in-memory example check share it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .catalog import Rule, scan_pattern
+from .lines import clean_text, segments, strip_ansi_bytes
+
+__all__ = ["Hit", "LineGetter", "extend_block", "match_line", "match_text"]
+
+# 1-based line number -> cleaned text, or None past either end of what is available.
+LineGetter = Callable[[int], "str | None"]
+
+
+@dataclass
+class Hit:
+    rule: Rule
+    line: int  # the trigger line
+    first: int  # the block, inclusive
+    last: int
+    fields: dict[str, str] = field(default_factory=dict)
+    message: str = ""
+
+
+def _any_segment(pattern: re.Pattern[str], clean: str) -> bool:
+    return any(pattern.search(seg) for seg in segments(clean))
+
+
+def match_line(rule: Rule, clean: str) -> tuple[dict[str, str], str] | None:
+    """The trigger's named groups and the message when `rule` fires on this cleaned line, else None."""
+    for seg in segments(clean):
+        if rule.exclude is not None and rule.exclude.search(seg):
+            continue
+        for trig in rule.triggers:
+            m = trig.search(seg)
+            if m is None:
+                continue
+            groups = {k: v.strip() for k, v in m.groupdict().items() if v is not None and v.strip()}
+            if rule.message:
+                try:
+                    message = rule.message.format_map(_Default(groups))
+                except (ValueError, IndexError):
+                    message = rule.message
+            else:
+                message = groups.get("message") or seg.strip()
+            return groups, message.strip()[:500]
+    return None
+
+
+class _Default(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def extend_block(rule: Rule, get: LineGetter, n: int) -> tuple[int, int]:
+    """The inclusive line range of the error block around trigger line `n`."""
+    spec = rule.block
+    limit = spec.max_lines
+    first = last = n
+    if spec.up_while is not None:
+        while n - first + 1 < limit:
+            text = get(first - 1)
+            if text is None or not _any_segment(spec.up_while, text):
+                break
+            first -= 1
+    elif spec.up_until is not None:
+        for k in range(n - 1, n - limit, -1):
+            text = get(k)
+            if text is None:
+                break
+            if _any_segment(spec.up_until, text):
+                first = k
+                break
+    if spec.down_while is not None:
+        while last - first + 1 < limit:
+            text = get(last + 1)
+            if text is None or not _any_segment(spec.down_while, text):
+                break
+            last += 1
+    elif spec.down_until is not None:
+        for k in range(n + 1, first + limit):
+            text = get(k)
+            if text is None:
+                break
+            if _any_segment(spec.down_until, text):
+                last = k
+                break
+    # A `*_while` that admits blank lines must not leave them dangling at the block's end.
+    while last > n:
+        text = get(last)
+        if text is None or text.strip():
+            break
+        last -= 1
+    for _ in range(spec.before):
+        if first - 1 < 1 or get(first - 1) is None:
+            break
+        first -= 1
+    for _ in range(spec.after):
+        if get(last + 1) is None:
+            break
+        last += 1
+    if last - first + 1 > limit:
+        # Keep the trigger and what follows it: the message usually comes after the location.
+        first = max(first, min(n, last - limit + 1))
+        last = min(last, first + limit - 1)
+    return first, last
+
+
+def match_text(rule: Rule, text: str | bytes) -> list[Hit]:
+    """Every hit of one rule on a small in-memory log, through the same prefilter form the scanner uses.
+    For examples and tests; the scanner handles real logs."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    data = strip_ansi_bytes(data)
+    flags = re.MULTILINE | (re.IGNORECASE if rule.ignore_case else 0)
+    prefilters = [re.compile(scan_pattern(t.pattern).encode("utf-8"), flags) for t in rule.triggers]
+    raw_lines = data.split(b"\n")
+    starts = [0]
+    for ln in raw_lines[:-1]:
+        starts.append(starts[-1] + len(ln) + 1)
+    flagged: set[int] = set()
+    for pre in prefilters:
+        for m in pre.finditer(data):
+            flagged.add(data.count(b"\n", 0, max(m.end() - 1, m.start())) + 1)
+    cleaned = [clean_text(ln) for ln in raw_lines]
+
+    def get(n: int) -> str | None:
+        return cleaned[n - 1] if 1 <= n <= len(cleaned) else None
+
+    hits: list[Hit] = []
+    for n in sorted(flagged):
+        if hits and hits[-1].first <= n <= hits[-1].last:
+            continue  # inside the block of the previous hit, as the scanner does
+        found = match_line(rule, cleaned[n - 1])
+        if found is None:
+            continue
+        first, last = extend_block(rule, get, n)
+        hits.append(Hit(rule=rule, line=n, first=first, last=last, fields=found[0], message=found[1]))
+    return hits
+

@@ -1,0 +1,329 @@
+"""The rule catalog: data files (`rules/*.toml`, described in `rules/FORMAT.md`) loaded into typed rules.
+
+Loading validates everything a rule author can get wrong (unknown keys, bad regexes, missing examples) and says
+which file and rule; the scanner then trusts the catalog.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..core import ConfigError
+
+__all__ = [
+    "CATEGORIES",
+    "FORMAT_VERSION",
+    "SCAN_LINE_START",
+    "BlockSpec",
+    "Catalog",
+    "Example",
+    "Rule",
+    "load_catalog",
+    "load_rule_files",
+    "scan_pattern",
+]
+
+FORMAT_VERSION = 1
+CATEGORIES = ("test", "build", "typecheck", "lint", "dependency", "infrastructure", "network", "config", "unknown")
+FIELDS = ("file", "line", "column", "test", "package", "message", "code")
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+_RULE_KEYS = {
+    "id", "category", "subcategory", "ecosystem", "tool", "trigger", "ignore_case", "exclude", "confidence",
+    "hint", "message", "block", "example", "title",
+}
+_BLOCK_KEYS = {"before", "after", "up_while", "up_until", "down_while", "down_until", "max_lines"}
+_EXAMPLE_KEYS = {"text", "match", "lines", "fields", "note"}
+# What a leading `^` means in the raw scan: the start of a line, after the runner's timestamp if any, or the
+# start of a `\r` segment. Kept in sync with lines.TIMESTAMP.
+# What a leading `^` means in the raw scan: the start of a line, the end of the runner's timestamp prefix
+# (`...Z `, also after `gh run view --log`'s JOB<TAB>STEP<TAB>), or the start of a `\r` segment. Looser than
+# the Python check that follows (which strips the real prefix), and much faster for hyperscan than spelling
+# the timestamp out.
+SCAN_LINE_START = r"(?:^|\r|Z )"
+_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    """How a trigger line grows into the error block around it (see FORMAT.md, "block")."""
+
+    before: int = 0
+    after: int = 0
+    up_while: re.Pattern[str] | None = None
+    up_until: re.Pattern[str] | None = None
+    down_while: re.Pattern[str] | None = None
+    down_until: re.Pattern[str] | None = None
+    max_lines: int = 40
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    match: bool
+    lines: tuple[int, ...] | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    category: str
+    ecosystem: str
+    tool: str
+    triggers: tuple[re.Pattern[str], ...]
+    confidence: float
+    hint: str
+    source: str  # the file it came from
+    title: str = ""
+    subcategory: str | None = None
+    ignore_case: bool = False
+    exclude: re.Pattern[str] | None = None
+    message: str | None = None  # a template over the named groups, e.g. "{test} failed"
+    block: BlockSpec = field(default_factory=BlockSpec)
+    examples: tuple[Example, ...] = ()
+
+    @property
+    def scan_patterns(self) -> tuple[str, ...]:
+        return tuple(scan_pattern(t.pattern) for t in self.triggers)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    version: str
+    rules: tuple[Rule, ...]
+
+    def by_id(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(rule_id)
+
+
+def scan_pattern(trigger: str) -> str:
+    """The form of a trigger used for the one raw scan (hyperscan or `re` over whole chunks). It may match more
+    lines than the trigger, never fewer: the flagged lines are re-checked in Python. Named groups become plain,
+    a leading `^` also accepts the runner's timestamp prefix and a `\\r`, and the pattern is cut at its first
+    top-level `.*`/`.+` (which would make the scanner report every character of a line, or slow it down)."""
+    pat = _NAMED_GROUP.sub("(?:", trigger)
+    anchored_start = pat.startswith("^")
+    if anchored_start:
+        pat = pat[1:]
+    tail_anchor = pat.endswith("$") and not _escaped(pat, len(pat) - 1)
+    if tail_anchor:
+        pat = pat[:-1]
+    if pat.startswith("\\b"):
+        pat = pat[2:]  # a looser start lets Python's `re` (the fallback engine) search for the literal that follows
+    cut = _first_wildcard(pat)
+    if cut is not None:
+        at, _, plus = cut
+        pat = pat[:at] + ("." if plus else "")
+    elif tail_anchor:
+        pat += r"(?:\r|$)"
+    if anchored_start:
+        pat = SCAN_LINE_START + "(?:" + pat + ")"
+    return pat or "."
+
+
+def _first_wildcard(pat: str) -> tuple[int, int, bool] | None:
+    """Where the first `.*`, `.+`, `(?:.*)` or `(?:.+)` at the top level of `pat` starts, its length and whether
+    it needs a character; None when there is none or the pattern has a top-level alternation."""
+    depth = 0
+    i = 0
+    in_class = False
+    found: tuple[int, int, bool] | None = None
+    while i < len(pat):
+        c = pat[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pat[i + 1:i + 2] == "]":
+                i += 1
+        elif c == "(":
+            if depth == 0 and found is None:
+                for body in ("(?:.*)", "(?:.+)"):
+                    if pat.startswith(body, i) and pat[i + len(body):i + len(body) + 1] not in ("?", "*", "+", "{"):
+                        found = (i, len(body), body[4] == "+")
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return None
+        elif c == "." and depth == 0 and found is None and pat[i + 1:i + 2] in ("*", "+") \
+                and pat[i + 2:i + 3] not in ("?", "+"):
+            found = (i, 2, pat[i + 1] == "+")
+        i += 1
+    return found
+
+
+def _escaped(pat: str, index: int) -> bool:
+    n = 0
+    i = index - 1
+    while i >= 0 and pat[i] == "\\":
+        n += 1
+        i -= 1
+    return n % 2 == 1
+
+
+def _package_rule_files() -> list[tuple[str, bytes]]:
+    root = resources.files("repopilot.ci") / "rules"
+    out = []
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            out.append((f"rules/{entry.name}", entry.read_bytes()))
+    return out
+
+
+def load_catalog(extra_dirs: Iterable[Path] = ()) -> Catalog:
+    """The bundled catalog, plus a user's own rules: the `*.toml` rule files and `*.json` GitHub problem
+    matchers of `extra_dirs`."""
+    files = _package_rule_files()
+    matchers: list[Rule] = []
+    for directory in extra_dirs:
+        if not directory.is_dir():
+            raise ConfigError(f"rules directory not found: {directory}")
+        files.extend((str(p), p.read_bytes()) for p in sorted(directory.glob("*.toml")))
+        from .matchers import rules_from_problem_matcher
+
+        for p in sorted(directory.glob("*.json")):
+            matchers.extend(rules_from_problem_matcher(p.read_text(encoding="utf-8"), origin=str(p)))
+    catalog = load_rule_files(files)
+    if not matchers:
+        return catalog
+    taken = {r.id for r in catalog.rules}
+    clash = [r.id for r in matchers if r.id in taken]
+    if clash:
+        raise ConfigError(f"problem matcher rule ids clash with the catalog: {', '.join(clash)}")
+    return Catalog(version=catalog.version, rules=catalog.rules + tuple(matchers))
+
+
+def load_rule_files(files: Iterable[tuple[str, bytes]]) -> Catalog:
+    version = "0"
+    rules: list[Rule] = []
+    seen: dict[str, str] = {}
+    for name, data in files:
+        try:
+            doc = tomllib.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+        if Path(name).name == "_catalog.toml":
+            version = str(doc.get("version", version))
+            continue
+        fmt = doc.get("format")
+        if fmt != FORMAT_VERSION:
+            raise ConfigError(f"{name}: `format = {FORMAT_VERSION}` expected, found {fmt!r}")
+        unknown = set(doc) - {"format", "ecosystem", "tool", "rule"}
+        if unknown:
+            raise ConfigError(f"{name}: unknown top-level keys {sorted(unknown)}")
+        defaults: dict[str, Any] = {k: doc[k] for k in ("ecosystem", "tool") if k in doc}
+        for raw in doc.get("rule", []):
+            rule = _rule(name, {**defaults, **raw})
+            if rule.id in seen:
+                raise ConfigError(f"{name}: rule id {rule.id!r} already defined in {seen[rule.id]}")
+            seen[rule.id] = name
+            rules.append(rule)
+    return Catalog(version=version, rules=tuple(rules))
+
+
+def _regex(where: str, pattern: Any, flags: int = 0) -> re.Pattern[str]:
+    if not isinstance(pattern, str) or not pattern:
+        raise ConfigError(f"{where}: a non-empty regex string expected")
+    try:
+        return re.compile(pattern, flags)
+    except re.error as exc:
+        raise ConfigError(f"{where}: bad regex {pattern!r}: {exc}") from None
+
+
+def _rule(name: str, raw: dict[str, Any]) -> Rule:
+    rid = raw.get("id")
+    if not isinstance(rid, str) or not _ID.match(rid):
+        raise ConfigError(f"{name}: rule without a valid `id` (lowercase letters, digits, . _ -): {rid!r}")
+    where = f"{name}: rule {rid}"
+    unknown = set(raw) - _RULE_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
+    for key in ("category", "ecosystem", "tool", "hint"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise ConfigError(f"{where}: `{key}` (a string) is required")
+    if raw["category"] not in CATEGORIES:
+        raise ConfigError(f"{where}: category {raw['category']!r} is not one of {', '.join(CATEGORIES)}")
+    conf = raw.get("confidence")
+    if not isinstance(conf, int | float) or not 0 < conf <= 1:
+        raise ConfigError(f"{where}: `confidence` must be a number in (0, 1]")
+    ignore_case = bool(raw.get("ignore_case", False))
+    flags = re.IGNORECASE if ignore_case else 0
+    trig = raw.get("trigger")
+    trig_list = [trig] if isinstance(trig, str) else trig
+    if not isinstance(trig_list, list) or not trig_list:
+        raise ConfigError(f"{where}: `trigger` (a regex or a list of regexes) is required")
+    triggers = tuple(_regex(f"{where}: trigger", t, flags) for t in trig_list)
+    for t in triggers:
+        bad = set(t.groupindex) - set(FIELDS)
+        if bad:
+            raise ConfigError(f"{where}: unknown named groups {sorted(bad)} (allowed: {', '.join(FIELDS)})")
+        if re.search(r"\(\?<?[=!]|\\[1-9]", t.pattern):
+            raise ConfigError(f"{where}: lookarounds and backreferences cannot be scanned; use `exclude`")
+    exclude = _regex(f"{where}: exclude", raw["exclude"], flags) if "exclude" in raw else None
+    block = _block(where, raw.get("block", {}))
+    examples = tuple(_example(f"{where}: example {i + 1}", ex) for i, ex in enumerate(raw.get("example", [])))
+    if not any(e.match for e in examples) or all(e.match for e in examples):
+        raise ConfigError(f"{where}: at least one positive (match = true) and one near-miss negative "
+                          "(match = false) example required")
+    message = raw.get("message")
+    if message is not None and not isinstance(message, str):
+        raise ConfigError(f"{where}: `message` must be a string template")
+    return Rule(
+        id=rid, category=raw["category"], ecosystem=raw["ecosystem"], tool=raw["tool"], triggers=triggers,
+        confidence=float(conf), hint=raw["hint"], source=name, title=str(raw.get("title", "")),
+        subcategory=raw.get("subcategory"), ignore_case=ignore_case, exclude=exclude, message=message,
+        block=block, examples=examples,
+    )
+
+
+def _block(where: str, raw: Any) -> BlockSpec:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: `block` must be a table")
+    unknown = set(raw) - _BLOCK_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown block keys {sorted(unknown)}")
+    for a, b in (("up_while", "up_until"), ("down_while", "down_until")):
+        if a in raw and b in raw:
+            raise ConfigError(f"{where}: block takes `{a}` or `{b}`, not both")
+    ints: dict[str, int] = {}
+    for key, default in (("before", 0), ("after", 0), ("max_lines", 40)):
+        value = raw.get(key, default)
+        if not isinstance(value, int) or value < 0 or (key == "max_lines" and not 1 <= value <= 2000):
+            raise ConfigError(f"{where}: block.{key} must be a non-negative integer (max_lines 1..2000)")
+        ints[key] = value
+    pats = {k: _regex(f"{where}: block.{k}", raw[k]) for k in ("up_while", "up_until", "down_while", "down_until")
+            if k in raw}
+    return BlockSpec(before=ints["before"], after=ints["after"], max_lines=ints["max_lines"],
+                     up_while=pats.get("up_while"), up_until=pats.get("up_until"),
+                     down_while=pats.get("down_while"), down_until=pats.get("down_until"))
+
+
+def _example(where: str, raw: Any) -> Example:
+    if not isinstance(raw, dict) or not isinstance(raw.get("text"), str) or not isinstance(raw.get("match"), bool):
+        raise ConfigError(f"{where}: needs `text` (string) and `match` (true/false)")
+    unknown = set(raw) - _EXAMPLE_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
+    lines = raw.get("lines")
+    if lines is not None and (not isinstance(lines, list) or not all(isinstance(n, int) and n > 0 for n in lines)):
+        raise ConfigError(f"{where}: `lines` must be a list of 1-based line numbers")
+    fields = raw.get("fields", {})
+    if not isinstance(fields, dict) or set(fields) - set(FIELDS):
+        raise ConfigError(f"{where}: `fields` must be a table of {', '.join(FIELDS)}")
+    return Example(text=raw["text"], match=raw["match"], lines=tuple(lines) if lines else None,
+                   fields={k: str(v) for k, v in fields.items()}, note=str(raw.get("note", "")))

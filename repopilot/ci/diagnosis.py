@@ -1,0 +1,309 @@
+"""From scan hits to a diagnosis: failures ranked by likely cause, the causal `error_lines`, and the reasons for
+every decision (which rules fired, with what confidence, why others lost)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .blocks import Hit
+from .scanner import Marker, ScanResult
+
+__all__ = [
+    "CONFIDENT",
+    "Diagnosis",
+    "Failure",
+    "StepInfo",
+    "build_diagnosis",
+    "is_trailer",
+]
+
+CONFIDENT = 0.6  # below this the top failure is "not confident" and may be escalated
+_INCLUDE = 0.5  # failures at or above this count towards error_lines
+_MAX_REPEATS = 3  # identical failures beyond this many are left out
+_MAX_FAILURES = 50
+# Lines that only say that something earlier failed: never causal on their own.
+_TRAILERS = re.compile(
+    # Exit 137 (SIGKILL, usually the OOM killer) and 143 (SIGTERM) say more than "it failed".
+    r"^(?:##\[error\])?(?:Error: )?Process completed with exit code (?!137\b|143\b)\d+\.?\s*$"
+    r"|^Build step '.*' marked build as failure"
+    r"|^Finished: (?:FAILURE|ABORTED|UNSTABLE)\s*$"
+    r"|^ERROR: Job failed: exit code \d+\s*$"
+    r"|^The command .* exited with \d+\.?\s*$"
+    r"|^ERROR: script returned exit code \d+\s*$"
+)
+_ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
+_PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")
+
+
+def is_trailer(text: str) -> bool:
+    return bool(_TRAILERS.search(text.strip()))
+
+
+@dataclass
+class StepInfo:
+    """The GitHub Actions step that failed, when the log has step markers."""
+
+    header_line: int
+    name: str
+    error_line: int  # the runner's `##[error]Process completed ...` line
+    exit_code: int | None = None
+
+
+@dataclass
+class Failure:
+    rule: str
+    category: str
+    confidence: float
+    message: str
+    first: int  # the trigger's block
+    last: int
+    trigger: int
+    subcategory: str | None = None
+    tool: str | None = None
+    ecosystem: str | None = None
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    test: str | None = None
+    package: str | None = None
+    hint: str | None = None
+    score: float = 0.0
+    repeats: int = 1
+    in_failing_step: bool = False
+    causal: bool = False
+    note: str = ""
+    extra_ranges: list[tuple[int, int]] = field(default_factory=list)  # the first repeats' blocks (causal)
+    more_ranges: list[tuple[int, int]] = field(default_factory=list)  # later repeats: only folded in excerpts
+
+    def ranges(self) -> list[tuple[int, int]]:
+        return [(self.first, self.last), *self.extra_ranges]
+
+
+@dataclass
+class Diagnosis:
+    name: str
+    source: str
+    run_id: str | None
+    job: str | None
+    lines: int
+    size: int
+    engine: str
+    catalog_version: str
+    category: str = "unknown"
+    decided_by: str = "none"
+    confident: bool = False
+    failures: list[Failure] = field(default_factory=list)
+    error_lines: list[int] = field(default_factory=list)
+    step: StepInfo | None = None
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    escalation_reason: str | None = None
+    texts: dict[int, str] = field(default_factory=dict)  # display text of the lines the output may show
+    tail: list[Marker] = field(default_factory=list)
+    keywords: list[Marker] = field(default_factory=list)
+    baseline_dropped: int = 0
+    llm_summary: str | None = None
+    llm_hint: str | None = None
+
+
+def _int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _failing_step(res: ScanResult) -> StepInfo | None:
+    for marker in res.errors:
+        m = _PROCESS_EXIT.match(marker.text)
+        if m is None:
+            continue
+        header = None
+        for g in res.groups:
+            if g.line >= marker.line:
+                break
+            if g.text.startswith("##[group]Run "):
+                header = g
+        if header is None:
+            return StepInfo(header_line=0, name="", error_line=marker.line, exit_code=int(m.group(1)))
+        return StepInfo(header_line=header.line, name=header.text[len("##[group]Run "):].strip(),
+                        error_line=marker.line, exit_code=int(m.group(1)))
+    return None
+
+
+def _failure(hit: Hit) -> Failure:
+    r = hit.rule
+    f = hit.fields
+    return Failure(
+        rule=r.id, category=r.category, confidence=r.confidence, message=hit.message, first=hit.first,
+        last=hit.last, trigger=hit.line, subcategory=r.subcategory, tool=r.tool, ecosystem=r.ecosystem,
+        file=f.get("file"), line=_int(f.get("line")), column=_int(f.get("column")), test=f.get("test"),
+        package=f.get("package"), hint=r.hint,
+    )
+
+
+def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | None, job: str | None,
+                    catalog_version: str, dropped: set[int] | None = None) -> Diagnosis:
+    """Rank the hits of one scan into failures and pick the causal lines. `dropped` are lines a baseline
+    (passing) log also has: hits on them are not candidates."""
+    diag = Diagnosis(name=name, source=source, run_id=run_id, job=job, lines=res.lines, size=res.size,
+                     engine=res.engine, catalog_version=catalog_version, texts=res.text, tail=res.tail,
+                     keywords=res.keywords)
+    step = _failing_step(res)
+    diag.step = step
+    decisions = diag.decisions
+    dropped = dropped or set()
+
+    # The region where the job failed: the failing step; in a plain log, what follows the last "BUILD
+    # SUCCESS" before the last failure (errors a build survived did not fail the job).
+    region = (1, res.lines)
+    if step is not None:
+        region = (step.header_line or 1, step.error_line)
+    elif res.successes and res.hits:
+        last_hit = max(h.line for h in res.hits if not is_trailer(res.text.get(h.line, "")))
+        before = [n for n in res.successes if n < last_hit]
+        if before:
+            region = (before[-1] + 1, res.lines)
+
+    failures: list[Failure] = []
+    seen: dict[tuple[str, str], Failure] = {}
+    for hit in res.hits:
+        text = res.text.get(hit.line, "")
+        if hit.line in dropped:
+            decisions.append({"rule": hit.rule.id, "line": hit.line, "decision": "dropped",
+                              "why": "the line also occurs in the baseline (passing) log"})
+            diag.baseline_dropped += 1
+            continue
+        if is_trailer(text):
+            decisions.append({"rule": hit.rule.id, "line": hit.line, "decision": "dropped",
+                              "why": "a generic trailer, not a cause"})
+            continue
+        key = (hit.rule.id, _norm(text))
+        if key in seen:
+            dup = seen[key]
+            dup.repeats += 1
+            if dup.repeats <= _MAX_REPEATS:
+                dup.extra_ranges.append((hit.first, hit.last))
+            elif len(dup.more_ranges) < 10000:
+                dup.more_ranges.append((hit.first, hit.last))
+            continue
+        f = _failure(hit)
+        seen[key] = f
+        f.score = f.confidence
+        if hit.line in res.in_script:
+            f.score -= 0.5
+            f.note = "inside a step's script header (the command, not its output)"
+        if step is not None and region[0] <= hit.line <= region[1]:
+            f.in_failing_step = True
+        if region[0] <= hit.line <= region[1]:
+            f.score += 0.05
+        failures.append(f)
+
+    for loser in res.losers:
+        decisions.append({"rule": loser.rule_id, "line": loser.line, "decision": "lost",
+                          "why": f"{loser.winner} also matched this line with higher confidence"})
+
+    # `##[error]` annotations no rule explained: weak evidence, used when nothing better exists.
+    covered = {n for f in failures for a, b in f.ranges() for n in range(a, b + 1)}
+    for marker in res.errors:
+        if marker.line in covered or marker.line in dropped or is_trailer(marker.text):
+            continue
+        msg = _ERROR_MARKER.match(marker.text)
+        failures.append(Failure(
+            rule="github.error-annotation", category="unknown", confidence=0.45,
+            message=(msg.group("message") if msg else marker.text).strip()[:300], first=marker.line,
+            last=marker.line, trigger=marker.line, tool="github-actions", ecosystem="ci",
+            hint="Read the annotated error; the step's output above it usually shows the cause.",
+            score=0.45 + (0.05 if region[0] <= marker.line <= region[1] else 0.0),
+            in_failing_step=step is not None and region[0] <= marker.line <= region[1]))
+
+    _rank(failures)
+    strong = [f for f in failures if f.score >= _INCLUDE]
+    in_region = [f for f in strong if region[0] <= f.trigger <= region[1]]
+    # An earlier failure stays causal when a failure in the region names it again (a test summary listing the
+    # test that failed before an inner build printed BUILD SUCCESS).
+    region_text = " ".join(res.text.get(n, "") for f in in_region for a, b in f.ranges()
+                           for n in range(a, min(b, a + 400) + 1))
+    for f in strong:
+        if in_region and f not in in_region and f.category != "infrastructure" \
+                and not _named_in(f, res, region_text):
+            decisions.append({"rule": f.rule, "line": f.trigger, "decision": "not causal",
+                              "why": "before the region where the job failed, which has its own failures"})
+            continue
+        f.causal = True
+    if not any(f.causal for f in failures):
+        weak = failures[:5]
+        for f in weak:
+            f.causal = True
+            decisions.append({"rule": f.rule, "line": f.trigger, "decision": "weak evidence used",
+                              "why": f"no failure with score >= {_INCLUDE}; best available"})
+    # Causal failures first (in rank order), then the others for the record.
+    failures.sort(key=lambda f: not f.causal)
+    diag.failures = failures[:_MAX_FAILURES]
+
+    lines: set[int] = set()
+    for f in failures:
+        if f.causal:
+            for a, b in f.ranges():
+                lines.update(range(a, b + 1))
+    lines = {n for n in lines if n not in dropped and not is_trailer(res.text.get(n) or "")}
+    if not lines:
+        lines = _heuristic_lines(res, step, dropped)
+        if lines:
+            decisions.append({"decision": "heuristic lines", "why": "no rule fired; keyword lines near the "
+                              "failure point are the best guess", "lines": len(lines)})
+    diag.error_lines = sorted(lines)
+
+    top = diag.failures[0] if diag.failures else None
+    if top is not None and top.score >= CONFIDENT:
+        diag.category = top.category
+        diag.decided_by = "rules"
+        diag.confident = True
+        rivals = [f for f in diag.failures[1:] if f.causal and f.category not in (top.category, "unknown")
+                  and f.score >= top.score - 0.05]
+        if rivals:
+            diag.confident = False
+            diag.escalation_reason = (f"rules conflict: {top.rule} ({top.category}, {top.score:.2f}) vs "
+                                      f"{rivals[0].rule} ({rivals[0].category}, {rivals[0].score:.2f})")
+        decisions.insert(0, {"decision": "category", "rule": top.rule, "category": top.category,
+                             "score": round(top.score, 3), "why": "highest-ranked failure"})
+    else:
+        diag.escalation_reason = ("no rule fired" if top is None else
+                                  f"no confident rule: best {top.rule} scored {top.score:.2f} < {CONFIDENT}")
+    return diag
+
+
+def _rank(failures: list[Failure]) -> None:
+    # Infrastructure failures (disk, memory, runner) explain everything after them; then by score, then the
+    # earliest first: a build stops at its first real error, later ones are often consequences.
+    failures.sort(key=lambda f: (-(f.category == "infrastructure" and f.score >= _INCLUDE),
+                                 -round(f.score, 2), f.trigger))
+
+
+_NAME = re.compile(r"\b[A-Za-z_][\w$]*\([\w.$]+\)")  # JUnit's `method(pkg.Class)`
+
+
+def _named_in(f: Failure, res: ScanResult, region_text: str) -> bool:
+    for n in range(f.first, min(f.last, f.first + 5) + 1):
+        for name in _NAME.findall(res.text.get(n, "")):
+            if name in region_text:
+                return True
+    return f.test is not None and len(f.test) > 6 and f.test in region_text
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.strip())
+
+
+def _heuristic_lines(res: ScanResult, step: StepInfo | None, dropped: set[int]) -> set[int]:
+    """No rule fired: keyword lines of the failing step (or near the end), the most recent few."""
+    if step is not None:
+        lo, hi = step.header_line, step.error_line
+    else:
+        lo, hi = max(1, res.lines - 200), res.lines
+    picked = [m for m in res.keywords if lo <= m.line <= hi and m.line not in dropped and not is_trailer(m.text)
+              and not m.text.startswith("##[group]")]
+    return {m.line for m in picked[-8:]}

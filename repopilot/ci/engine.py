@@ -1,0 +1,159 @@
+"""The diagnosis pipeline for other layers: `diagnose_source()` returns one JSON-contract dict per job log;
+`diagnose_input()` returns the richer objects (diagnosis and excerpt) for one log."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..core import InputError, Model, TraceRecorder
+from .baseline import seen_in_baseline
+from .catalog import Catalog, load_catalog
+from .diagnosis import Diagnosis, build_diagnosis
+from .escalate import escalate
+from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
+from .scanner import Scanner
+from .sources import RUN_URL, LogInput, open_sources
+
+__all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_contract"]
+
+
+@dataclass
+class Result:
+    diagnosis: Diagnosis
+    excerpt: Excerpt
+    escalation: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_contract(self)
+
+
+@lru_cache(maxsize=4)
+def _scanner(engine: str | None, extra: str) -> Scanner:
+    dirs = [Path(p) for p in extra.split(os.pathsep) if p]
+    return Scanner(load_catalog(dirs), engine=engine)
+
+
+def default_scanner(engine: str | None = None) -> Scanner:
+    """The bundled catalog (plus the rule folders named in REPOPILOT_RULES, separated like PATH), compiled once
+    per process."""
+    return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""))
+
+
+def _run_id(source: str) -> str | None:
+    m = RUN_URL.match(source)
+    return m.group("run") if m else None
+
+
+def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
+                   recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
+                   scanner: Scanner | None = None, progress: Callable[[int], None] | None = None) -> Result:
+    if token_budget < 100:
+        raise InputError(f"token budget {token_budget} is too small: use at least 100")
+    sc = scanner or default_scanner()
+    with log.open() as fh:
+        res = sc.scan(fh, progress=progress)
+    if res.size == 0:
+        raise InputError(f"{log.name} is empty: nothing to diagnose")
+    dropped: set[int] = set()
+    if baseline is not None:
+        candidates = {n: t for n, t in res.text.items()}
+        dropped = seen_in_baseline(baseline, candidates)
+    diag = build_diagnosis(res, name=log.name, source=log.source, run_id=_run_id(log.source), job=log.job,
+                           catalog_version=_catalog(sc).version, dropped=dropped)
+    excerpt = build_excerpt(diag, token_budget)
+    outcome: dict[str, Any] | None = None
+    if recorder is not None:
+        recorder.step("decision", result=f"rules: {diag.decided_by}", detail={
+            "decision": "rules", "log": log.name, "engine": res.engine, "lines": res.lines,
+            "category": diag.category, "confident": diag.confident,
+            "fired": [{"rule": f.rule, "line": f.trigger, "confidence": f.confidence, "score": round(f.score, 3),
+                       "causal": f.causal} for f in diag.failures[:30]],
+            "decisions": diag.decisions[:100]})
+    if not diag.confident and model is not None:
+        rec = recorder or TraceRecorder.start("diagnose", f"diagnose {log.name}", model=model.model,
+                                              provider=getattr(model, "provider", None))
+        outcome = escalate(diag, excerpt, model, rec)
+    elif not diag.confident:
+        diag.decisions.append({"decision": "not escalated", "why": (diag.escalation_reason or "") +
+                               "; no model configured (or --no-llm)"})
+        if diag.decided_by != "rules":
+            diag.category = "unknown"
+            diag.decided_by = "none"
+        if recorder is not None:
+            recorder.step("decision", result="not_escalated",
+                          detail={"decision": "not escalated", "why": diag.escalation_reason,
+                                  "model": None})
+    return Result(diagnosis=diag, excerpt=excerpt, escalation=outcome)
+
+
+def _catalog(sc: Scanner) -> Catalog:
+    return sc.catalog
+
+
+def diagnose_source(source: str, *, baseline: str | None = None, model: Model | None = None,
+                    recorder: TraceRecorder | None = None, token_budget: int = 1500) -> list[dict[str, Any]]:
+    """One JSON-contract dict per job log that SOURCE names (see README "diagnose" for the fields)."""
+    inputs = open_sources(source)
+    base: LogInput | None = None
+    if baseline is not None:
+        bases = open_sources(baseline)
+        if len(bases) != 1:
+            raise InputError(f"--baseline must name one log, {baseline} holds {len(bases)}")
+        base = bases[0]
+    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget).to_dict()
+            for i in inputs]
+
+
+def to_contract(result: Result) -> dict[str, Any]:
+    d = result.diagnosis
+    texts = d.texts
+    failures = []
+    for f in d.failures:
+        lines = [{"line": n, "text": texts.get(n, "")} for a, b in f.ranges() for n in range(a, b + 1)]
+        item: dict[str, Any] = {
+            "rule": f.rule, "category": f.category, "confidence": round(f.confidence, 3), "message": f.message,
+            "lines": lines[:200], "causal": f.causal, "score": round(f.score, 3),
+        }
+        for key in ("subcategory", "tool", "file", "line", "column", "test", "package", "hint"):
+            value = getattr(f, key)
+            if value is not None:
+                item[key] = value
+        if f.repeats > 1:
+            item["repeats"] = f.repeats
+        if f.note:
+            item["note"] = f.note
+        failures.append(item)
+    out: dict[str, Any] = {
+        "category": d.category,
+        "decided_by": d.decided_by,
+        "error_lines": d.error_lines,
+        "failures": failures,
+        "excerpt": {"ranges": result.excerpt.ranges, "tokens": result.excerpt.tokens, "text": result.excerpt.text,
+                    "folded": result.excerpt.folded},
+        "source": d.source,
+        "run_id": d.run_id,
+        "log": d.name,
+        "job": d.job,
+        "lines": d.lines,
+        "bytes": d.size,
+        "engine": d.engine,
+        "catalog_version": d.catalog_version,
+        "confident": d.confident,
+    }
+    if d.step is not None:
+        out["failing_step"] = {"name": d.step.name, "line": d.step.header_line or None,
+                               "error_line": d.step.error_line, "exit_code": d.step.exit_code}
+    if d.escalation_reason and not d.confident:
+        out["escalation_reason"] = d.escalation_reason
+    if d.llm_summary:
+        out["summary"] = d.llm_summary
+    if d.llm_hint:
+        out["hint"] = d.llm_hint
+    if d.baseline_dropped:
+        out["baseline_dropped"] = d.baseline_dropped
+    return out

@@ -1,0 +1,86 @@
+"""How a raw log line is read for matching: the GitHub timestamp prefix and ANSI codes removed, `\\r` segments
+split, invalid UTF-8 replaced. Line numbers are never changed by this: they count `\\n` in the original bytes."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ANSI_BYTES", "TIMESTAMP", "clean_text", "display_text", "segments", "strip_ansi_bytes"]
+
+# CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks) as terminals emit them.
+ANSI_BYTES = re.compile(rb"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_ANSI = re.compile(ANSI_BYTES.pattern.decode())
+# The runner's prefix on every line of a GitHub Actions job log: ISO-8601 with 7 fractional digits and `Z`.
+# `gh run view --log` puts `JOB<TAB>STEP<TAB>` before it.
+TIMESTAMP = re.compile(r"^\ufeff?(?:[^\t]*\t[^\t]*\t(?=\d{4}-))?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?")
+
+_MAX_LINE = 4000  # characters kept of one line for matching and display; minified output lines can be huge
+
+
+def strip_ansi_bytes(data: bytes, tail: bytes = b"") -> bytes:
+    """`data + tail` with ANSI sequences removed; newlines untouched, so line numbers stay valid. Built with one
+    copy at most (the scanner passes a chunk and the rest of its last line)."""
+    parts: list[bytes] = []
+    for piece in (data, tail):
+        if piece:
+            _strip_into(piece, parts)
+    if len(parts) == 1:
+        return parts[0]
+    return b"".join(parts)
+
+
+def _strip_into(data: bytes, parts: list[bytes]) -> None:
+    i = data.find(b"\x1b")
+    if i == -1:
+        parts.append(data)
+        return
+    # Escapes are sparse in CI logs: jumping between them with find (memchr) beats a regex over the chunk.
+    prev = 0
+    match = ANSI_BYTES.match
+    find = data.find
+    while i != -1:
+        m = match(data, i)
+        if m is None:
+            i = find(b"\x1b", i + 1)
+            continue
+        parts.append(data[prev:i])
+        prev = m.end()
+        i = find(b"\x1b", prev)
+    parts.append(data[prev:])
+
+
+def clean_text(raw: bytes | str) -> str:
+    """One line as text: decoded leniently, without the timestamp prefix and ANSI codes, `\\r`s kept."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if len(text) > _MAX_LINE:
+        text = text[:_MAX_LINE]
+    text = text.rstrip("\n")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    # The runner's prefix is fixed-width: check it by hand (most lines have it); the regex handles the rest.
+    if len(text) >= 28 and text[4] == "-" and text[10] == "T" and text[27] == "Z" and text[:4].isdigit():
+        return text[29:] if text[28:29] == " " else text[28:]
+    if text[:4].isdigit() or "\t" in text[:300] or text.startswith("\ufeff"):
+        return TIMESTAMP.sub("", text, count=1)
+    return text
+
+
+def segments(clean: str) -> list[str]:
+    """The `\\r`-separated pieces of a cleaned line that hold text. A terminal shows only the last one, but tools
+    that end lines with a bare `\\r` (javac under Maven, some Jenkins steps) put real messages in every piece,
+    so a trigger is tried on each."""
+    if "\r" not in clean:
+        return [clean]
+    parts = [p for p in clean.split("\r") if p.strip()]
+    return parts or [""]
+
+
+def display_text(clean: str) -> str:
+    """What to show for a line: the terminal's view (text after the last `\\r`), or, when the `\\r`s separate a
+    few distinct messages rather than a progress bar, those messages joined."""
+    parts = segments(clean)
+    if len(parts) == 1:
+        return parts[0].rstrip()
+    if len(parts) <= 4:
+        return " | ".join(p.strip() for p in parts)
+    return parts[-1].rstrip()

@@ -1,0 +1,465 @@
+"""One streaming pass over a log for the whole catalog.
+
+The raw bytes are read in large chunks; each chunk (ANSI codes removed, which keeps every newline) is scanned
+once by a multi-pattern engine — hyperscan when its wheel is installed, else Python `re` — for every rule's
+trigger and a few structural markers. Python then looks only at the flagged lines: it re-checks the trigger
+with capture groups and grows the block, reading neighbouring lines from the previous, current and next chunk.
+Memory is bounded by three chunks plus what is kept per hit, whatever the log size.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from ..core import ConfigError
+from .blocks import Hit, extend_block, match_line
+from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
+from .lines import clean_text, display_text, strip_ansi_bytes
+
+__all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available"]
+
+CHUNK_SIZE = 1024 * 1024  # small chunks stay in the CPU cache between the passes over them
+# The keyword fallback (and the grep baseline of the benchmarks): lines an error usually sits on.
+KEYWORDS = r"error|fail|fatal|exception|panic:|killed|timed out|denied"
+# Structural markers of GitHub Actions logs at a line start or after the runner's timestamp (`...Z `).
+_STRUCTURE = {
+    "group": r"(?:^|Z )##\[group\]",
+    "endgroup": r"(?:^|Z )##\[endgroup\]",
+    "error": r"(?:^|Z )##\[error\]",
+    # A build tool's own "it worked" line: failures before it did not stop the job.
+    "success": r"BUILD SUCCESS",
+}
+_KEEP_KEYWORDS = 400  # most recent keyword lines kept for the fallback
+_KEEP_MARKERS = 20000
+_TAIL = 200
+_CONTEXT = 3  # lines kept around each block for the excerpt
+_BEFORE_ERROR = 15
+_MAX_LINE_BYTES = 256 * 1024
+_MAX_HITS = 20000
+_SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
+
+ProgressFn = Callable[[int], None]
+
+
+def hyperscan_available() -> bool:
+    try:
+        import hyperscan  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass
+class Marker:
+    line: int
+    text: str
+
+
+@dataclass
+class Candidate:
+    """A rule that fired on a line but lost to another rule there (kept for the trace)."""
+
+    rule_id: str
+    line: int
+    winner: str
+
+
+@dataclass
+class ScanResult:
+    lines: int = 0
+    size: int = 0
+    engine: str = ""
+    hits: list[Hit] = field(default_factory=list)
+    losers: list[Candidate] = field(default_factory=list)
+    groups: list[Marker] = field(default_factory=list)
+    endgroups: list[int] = field(default_factory=list)
+    successes: list[int] = field(default_factory=list)
+    errors: list[Marker] = field(default_factory=list)
+    keywords: list[Marker] = field(default_factory=list)
+    tail: list[Marker] = field(default_factory=list)
+    # Display text of every line a hit or marker may show: blocks with a little context, markers' lines.
+    text: dict[int, str] = field(default_factory=dict)
+    in_script: set[int] = field(default_factory=set)  # hit lines inside a step's `##[group]Run` header
+    hits_dropped: int = 0  # flagged lines beyond the cap on hits
+
+    def line_text(self, n: int) -> str | None:
+        return self.text.get(n)
+
+
+class _Engine:
+    name = "re"
+
+    def scan(self, data: bytes) -> list[tuple[int, int]]:
+        raise NotImplementedError
+
+
+class _ReEngine(_Engine):
+    """The fallback without hyperscan. Python `re` pays for every position it tries, so the patterns anchored at a
+    line start are joined into one alternation per case mode: one pass finds the lines where any of them matches,
+    and each such line is reported for all of them (the Python check that follows sorts them out)."""
+
+    name = "re"
+
+    def __init__(self, patterns: list[tuple[bytes, bool]]) -> None:
+        prefix = SCAN_LINE_START.encode()
+        self._single: list[tuple[int, re.Pattern[bytes]]] = []
+        self._joined: list[tuple[list[int], re.Pattern[bytes]]] = []
+        groups: dict[bool, list[int]] = {False: [], True: []}
+        for i, (p, ci) in enumerate(patterns):
+            if p.startswith(prefix):
+                groups[ci].append(i)
+            else:
+                self._single.append((i, re.compile(p, re.MULTILINE | (re.IGNORECASE if ci else 0))))
+        for ci, ids in groups.items():
+            if ids:
+                body = b"|".join(b"(?:" + patterns[i][0][len(prefix):] + b")" for i in ids)
+                rx = re.compile(prefix + b"(?:" + body + b")", re.MULTILINE | (re.IGNORECASE if ci else 0))
+                self._joined.append((ids, rx))
+
+    def scan(self, data: bytes) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        for i, rx in self._single:
+            out.extend((i, m.end()) for m in rx.finditer(data))
+        for ids, rx in self._joined:
+            for m in rx.finditer(data):
+                end = m.end()
+                out.extend((i, end) for i in ids)
+        return out
+
+
+class _HyperscanEngine(_Engine):
+    name = "hyperscan"
+
+    def __init__(self, patterns: list[tuple[bytes, bool]]) -> None:
+        import hyperscan
+
+        self._hs = hyperscan
+        self._db = hyperscan.Database()
+        flags = [hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if ci else 0) for _, ci in patterns]
+        try:
+            self._db.compile(expressions=[p for p, _ in patterns], ids=list(range(len(patterns))),
+                             elements=len(patterns), flags=flags)
+        except hyperscan.error as exc:
+            raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
+                              "Triggers)") from None
+        self._scratch = hyperscan.Scratch(self._db)
+
+    def scan(self, data: bytes) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        append = out.append
+
+        def on_match(pid: int, start: int, end: int, flags: int, context: Any) -> None:
+            append((pid, end))
+
+        self._db.scan(data, match_event_handler=on_match, scratch=self._scratch)
+        return out
+
+
+class _Chunk:
+    """A chunk of cleaned bytes whose first line has number `first`; finds lines near known offsets."""
+
+    def __init__(self, data: bytes, first: int, newlines: int) -> None:
+        self.data = data
+        self.first = first
+        self.count = newlines + (0 if data.endswith(b"\n") or not data else 1)
+        self.last = first + self.count - 1
+        self._anchors: list[int] = [first]  # line numbers with known start offsets, sorted
+        self._offsets: dict[int, int] = {first: 0}
+        self._cache: dict[int, str] = {}
+
+    def anchor(self, n: int, offset: int) -> None:
+        if n not in self._offsets:
+            self._offsets[n] = offset
+            bisect.insort(self._anchors, n)
+
+    def _offset(self, n: int) -> int:
+        i = bisect.bisect_right(self._anchors, n)
+        below = self._anchors[i - 1]
+        data = self.data
+        if i < len(self._anchors) and self._anchors[i] - n < n - below:
+            # Closer to the next known line: walk back (context lines just above a flagged line).
+            k = self._anchors[i]
+            off = self._offsets[k]
+            while k > n:
+                off = data.rfind(b"\n", 0, off - 1) + 1
+                k -= 1
+        else:
+            k = below
+            off = self._offsets[k]
+            while k < n:
+                off = data.index(b"\n", off) + 1
+                k += 1
+        if abs(k - below) > 16:
+            self.anchor(n, off)
+        return off
+
+    def anchor_tail(self, k: int) -> None:
+        """Anchors for the last `k` lines, found backwards from the end (the tail is read at EOF)."""
+        data = self.data
+        end = len(data) - 1 if data.endswith(b"\n") else len(data)
+        n = self.last
+        while n >= max(self.first, self.last - k + 1):
+            start = data.rfind(b"\n", 0, end) + 1
+            self.anchor(n, start)
+            end = start - 1
+            n -= 1
+            if start == 0:
+                break
+
+    def raw(self, n: int) -> bytes:
+        start = self._offset(n)
+        end = self.data.find(b"\n", start)
+        return self.data[start:] if end == -1 else self.data[start:end]
+
+    def clean(self, n: int) -> str:
+        text = self._cache.get(n)
+        if text is None:
+            text = clean_text(self.raw(n))
+            if len(self._cache) < 50000:
+                self._cache[n] = text
+        return text
+
+
+class _Window:
+    def __init__(self) -> None:
+        self.chunks: list[_Chunk] = []
+
+    def push(self, chunk: _Chunk) -> None:
+        self.chunks.append(chunk)
+        if len(self.chunks) > 3:
+            self.chunks.pop(0)
+
+    def get(self, n: int) -> str | None:
+        for c in self.chunks:
+            if c.first <= n <= c.last:
+                return c.clean(n)
+        return None
+
+
+class Scanner:
+    """Compiled once per catalog; `scan()` may be called for many logs."""
+
+    def __init__(self, catalog: Catalog, *, engine: str | None = None, chunk_size: int = CHUNK_SIZE) -> None:
+        self.catalog = catalog
+        self.chunk_size = chunk_size
+        # Pattern id -> ("rule", rule index) or ("struct", name).
+        self._targets: list[tuple[str, int | str]] = []
+        patterns: list[tuple[bytes, bool]] = []
+        for i, rule in enumerate(catalog.rules):
+            for trig in rule.triggers:
+                patterns.append((scan_pattern(trig.pattern).encode("utf-8"), rule.ignore_case))
+                self._targets.append(("rule", i))
+        for name, pat in _STRUCTURE.items():
+            patterns.append((pat.encode("utf-8"), False))
+            self._targets.append(("struct", name))
+        use_hs = engine == "hyperscan" or (engine is None and hyperscan_available())
+        self.engine: _Engine = _HyperscanEngine(patterns) if use_hs else _ReEngine(patterns)
+        # The keyword fallback only matters near where the job failed: it is scanned at the end, over the
+        # chunks still in memory, not over the whole log.
+        kw = [(KEYWORDS.encode(), True)]
+        self._keywords: _Engine = _HyperscanEngine(kw) if use_hs else _ReEngine(kw)
+
+    def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
+        res = ScanResult(engine=self.engine.name)
+        window = _Window()
+        state = _State(res)
+        pending: tuple[_Chunk, list[int], dict[int, set[int]]] | None = None
+        next_line = 1
+        leftover = b""
+        while True:
+            block = stream.read(self.chunk_size)
+            eof = not block
+            rest = b""
+            if eof:
+                data, leftover = leftover, b""
+            else:
+                res.size += len(block)
+                # Complete the last line from the stream rather than carrying a partial line over (one copy
+                # less of each chunk); a line longer than a chunk is carried over as usual.
+                if not block.endswith(b"\n"):
+                    rest = stream.readline(self.chunk_size)
+                    res.size += len(rest)
+                if leftover:
+                    block, leftover = leftover + block, b""
+                if not (rest or block).endswith(b"\n"):
+                    block, rest = block + rest, b""
+                    cut = block.rfind(b"\n")
+                    if cut == -1:
+                        # A line longer than this is kept only in part: memory stays bounded.
+                        leftover = block[:_MAX_LINE_BYTES]
+                        continue
+                    block, leftover = block[: cut + 1], block[cut + 1:]
+                data = block
+            if data:
+                cleaned = strip_ansi_bytes(data, rest)
+                order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
+                chunk = _Chunk(cleaned, next_line, newlines)
+                for n, offset in anchors:
+                    chunk.anchor(n, offset)
+                next_line = chunk.last + 1
+                window.push(chunk)
+                # A chunk's hits are handled once the next chunk is in memory: blocks may run into it.
+                if pending is not None:
+                    self._process(*pending, window, state)
+                pending = (chunk, order, by_line)
+                if progress is not None:
+                    progress(res.size)
+            if eof:
+                break
+        if pending is not None:
+            self._process(*pending, window, state)
+        res.lines = next_line - 1
+        res.keywords = self._tail_keywords(window)
+        if window.chunks:
+            window.chunks[-1].anchor_tail(_TAIL)
+        for n in range(max(1, res.lines - _TAIL + 1), res.lines + 1):
+            text = window.get(n)
+            if text is not None:
+                res.tail.append(Marker(n, display_text(text)))
+        return res
+
+    def _tail_keywords(self, window: _Window) -> list[Marker]:
+        found: list[Marker] = []
+        recent: list[_Chunk] = []
+        for chunk in reversed(window.chunks):  # the last few MB: where a job stops is near the end
+            recent.insert(0, chunk)
+            if sum(len(c.data) for c in recent) >= 4 * 1024 * 1024:
+                break
+        for chunk in recent:
+            data = chunk.data
+            ends = sorted({end for _, end in self._keywords.scan(data)})
+            line, pos = chunk.first, 0
+            for end in ends:
+                at = max(end - 1, 0)
+                line += data.count(b"\n", pos, at)
+                pos = at
+                if found and found[-1].line == line:
+                    continue
+                chunk.anchor(line, data.rfind(b"\n", 0, at) + 1)
+                found.append(Marker(line, ""))
+        found = found[-_KEEP_KEYWORDS:]
+        for m in found:
+            m.text = display_text(window.get(m.line) or "")
+        return found
+
+    @staticmethod
+    def _locate(data: bytes, first: int, matches: list[tuple[int, int]]
+                ) -> tuple[list[int], dict[int, set[int]], int, list[tuple[int, int]]]:
+        """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count)."""
+        matches.sort(key=lambda m: m[1])
+        line = first
+        pos = 0
+        by_line: dict[int, set[int]] = {}
+        order: list[int] = []
+        anchors: list[tuple[int, int]] = []
+        for pid, end in matches:
+            at = max(end - 1, 0)
+            if at > pos:
+                line += data.count(b"\n", pos, at)
+                pos = at
+            pids = by_line.get(line)
+            if pids is None:
+                anchors.append((line, data.rfind(b"\n", 0, at) + 1))
+                pids = set()
+                by_line[line] = pids
+                order.append(line)
+            pids.add(pid)
+        newlines = (line - first) + data.count(b"\n", pos)
+        return order, by_line, newlines, anchors
+
+    def _process(self, chunk: _Chunk, order: list[int], by_line: dict[int, set[int]], window: _Window,
+                 state: _State) -> None:
+        for n in order:
+            self._line(n, by_line[n], window, state)
+
+    def _line(self, n: int, pids: Iterable[int], window: _Window, state: _State) -> None:
+        rules: list[int] = []
+        structs: set[str] = set()
+        for pid in pids:
+            kind, what = self._targets[pid]
+            if kind == "rule":
+                rules.append(int(what))
+            else:
+                structs.add(str(what))
+        text = window.get(n)
+        if text is None:
+            return
+        state.structure(n, text, structs, window)
+        if rules:
+            state.rules(n, text, sorted(set(rules)), self.catalog.rules, window)
+
+
+class _State:
+    """What the pass remembers between flagged lines."""
+
+    def __init__(self, res: ScanResult) -> None:
+        self.res = res
+        self.in_group = False
+        self.group_is_run = False
+        self.open_blocks: dict[str, Hit] = {}  # rule id -> its latest hit, to absorb lines inside its block
+
+    def keep(self, first: int, last: int, window: _Window) -> None:
+        keep = self.res.text
+        for k in range(max(1, first), last + 1):
+            if k not in keep:
+                t = window.get(k)
+                if t is None:
+                    continue
+                keep[k] = display_text(t)
+
+    def structure(self, n: int, text: str, structs: set[str], window: _Window) -> None:
+        res = self.res
+        if "group" in structs and text.startswith("##[group]"):
+            self.in_group = True
+            self.group_is_run = text.startswith("##[group]Run ")
+            if len(res.groups) < _KEEP_MARKERS:
+                res.groups.append(Marker(n, display_text(text)))
+                res.text[n] = display_text(text)
+        elif "endgroup" in structs and text.startswith("##[endgroup]"):
+            self.in_group = False
+            if len(res.endgroups) < _KEEP_MARKERS:
+                res.endgroups.append(n)
+        if "error" in structs and text.startswith("##[error]") and len(res.errors) < _KEEP_MARKERS:
+            res.errors.append(Marker(n, display_text(text)))
+            res.text[n] = display_text(text)
+            if len(res.errors) <= 20:
+                # What led to the annotation: the excerpt shows a failing step's tail from here.
+                self.keep(n - _BEFORE_ERROR, n + 1, window)
+        if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
+            res.successes.append(n)
+
+    def rules(self, n: int, text: str, idxs: list[int], rules: tuple[Rule, ...], window: _Window) -> None:
+        if len(self.res.hits) >= _MAX_HITS:
+            self.res.hits_dropped += 1  # memory stays bounded on pathological logs
+            return
+        found: list[tuple[Rule, dict[str, str], str]] = []
+        for i in idxs:
+            rule = rules[i]
+            got = match_line(rule, text)
+            if got is not None:
+                found.append((rule, got[0], got[1]))
+        if not found:
+            return
+        found.sort(key=lambda f: -f[0].confidence)  # stable: catalog order breaks ties
+        rule, fields, message = found[0]
+        for other, _, _ in found[1:]:
+            self.res.losers.append(Candidate(other.id, n, rule.id))
+        prev = self.open_blocks.get(rule.id)
+        if prev is not None and prev.first <= n <= prev.last:
+            return  # a line of the block this rule already holds
+        # The winner decides what the failure is; the block is the widest any matching rule describes (a
+        # generic rule such as disk-full knows nothing of the Maven block it sits in).
+        first, last = extend_block(rule, window.get, n)
+        for other, _, _ in found[1:]:
+            a, b = extend_block(other, window.get, n)
+            first, last = min(first, a), max(last, b)
+        hit = Hit(rule=rule, line=n, first=first, last=last, fields=fields, message=message)
+        self.res.hits.append(hit)
+        self.open_blocks[rule.id] = hit
+        if self.in_group and self.group_is_run:
+            self.res.in_script.add(n)
+        self.keep(first - _CONTEXT, last + _CONTEXT, window)
