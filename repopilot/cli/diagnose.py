@@ -20,6 +20,7 @@ from ..ci.sources import LogInput, open_sources
 from ..core import InputError, Model, TraceRecorder
 from ..providers import resolve_model
 from .console import err, out, stderr_is_terminal
+from .session import reporting
 
 __all__ = ["EXAMPLE_LOG", "diagnose", "register"]
 
@@ -85,16 +86,17 @@ def diagnose(
                               model=model.model if model else None,
                               provider=getattr(model, "provider", None) if model else None)
     reports: list[dict[str, Any]] = []
-    try:
-        for log in inputs:
-            with _progress(log) as progress:
-                result = diagnose_input(log, baseline=base, model=model, recorder=rec, token_budget=token_budget,
-                                        progress=progress)
-            reports.append(result.to_dict())
-    except BaseException:
-        rec.finish("failed")
-        raise
-    rec.finish("completed", diagnosis=reports[0] if len(reports) == 1 else {"logs": reports})
+    with reporting(rec, model):
+        try:
+            for log in inputs:
+                with _progress(log) as progress:
+                    result = diagnose_input(log, baseline=base, model=model, recorder=rec,
+                                            token_budget=token_budget, progress=progress)
+                reports.append(result.to_dict())
+        except BaseException:
+            rec.finish("failed")
+            raise
+        rec.finish("completed", diagnosis=reports[0] if len(reports) == 1 else {"logs": reports})
     if fmt is Format.json:
         typer.echo(json.dumps(reports[0] if len(reports) == 1 else reports, ensure_ascii=False, indent=1))
     elif fmt is Format.markdown:
@@ -104,8 +106,6 @@ def diagnose(
     else:
         for report in reports:
             render_text(report, out, verbose=verbose)
-        if stderr_is_terminal():
-            err.print(f"[dim]trace: {rec.path}[/dim]")
 
 
 def register(app: typer.Typer) -> None:

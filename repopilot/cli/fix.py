@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import getpass
 import os
-import re
 import shlex
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,11 +21,11 @@ from typing import Any
 import typer
 from rich.syntax import Syntax
 
+from ..ci import diagnose_source
 from ..core import (
     Agent,
     ApprovalError,
     Budgets,
-    InputError,
     Model,
     Proposal,
     RepoPilotError,
@@ -46,48 +45,10 @@ from ..repo.propose import APPLIED_BRANCH
 from .console import err, out
 from .session import reporting
 
-__all__ = ["approve_run", "diagnose_source", "register", "reject_run"]
+__all__ = ["approve_run", "register", "reject_run"]
 
-_INTERIM_TAIL_LINES = 60
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+_FIX_ARGS = "fix_args"
 _RESUMABLE = ("running", "interrupted", "failed", "approved", "rejected")
-
-
-def _interim_diagnose_source(source: str, *, baseline: str | None = None, model: Model | None = None,
-                             recorder: TraceRecorder | None = None) -> list[dict[str, Any]]:
-    """TEMPORARY stand-in for `repopilot.ci.diagnose_source` (issue #4) until it lands on this branch: no rules,
-    no model; the excerpt is the log's last lines. It returns the same JSON contract, so the swap is one line."""
-    if source == "-":
-        data = sys.stdin.buffer.read()
-        name = "stdin"
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"no such log file: {source}" if not path.exists() else f"not a file: {source}")
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read {source}: {exc.strerror}") from None
-        name = source
-    if not data.strip():
-        raise InputError(f"the log {name} is empty")
-    if b"\x00" in data[:8192]:
-        raise InputError(f"the log {name} looks binary, not a text log")
-    lines = data.decode("utf-8", "replace").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    first = max(1, len(lines) - _INTERIM_TAIL_LINES + 1)
-    shown = [f"{n:>6} | {_TIMESTAMP.sub('', _ANSI.sub('', lines[n - 1])).rstrip(chr(13))}"
-             for n in range(first, len(lines) + 1)]
-    text = "\n".join(shown)
-    return [{"category": "unknown", "decided_by": "none", "error_lines": [], "failures": [],
-             "excerpt": {"ranges": [[first, len(lines)]], "tokens": len(text) // 4, "text": text},
-             "source": name, "run_id": None}]
-
-
-# TODO(#4): replace with `from ..ci import diagnose_source` once the diagnosis is merged.
-diagnose_source = _interim_diagnose_source
 
 
 _HELD: set[str] = set()
@@ -310,6 +271,10 @@ def fix(
     model = resolve_model()
     root = open_repo(repo)
     rec = TraceRecorder.start("fix", f"fix the CI failure in {source}", repo=str(root))
+    # What `resume` needs to redo the diagnosis if the process dies before the agent's first step is saved.
+    rec.trace.extra[_FIX_ARGS] = {"source": source, "baseline": baseline, "no_llm_diagnosis": no_llm_diagnosis,
+                                  "max_steps": max_steps}
+    rec.save()
     with _run_lock(rec.trace.run_id):
         _fix(rec, root, source, baseline=baseline, model=model, no_llm_diagnosis=no_llm_diagnosis,
              max_steps=max_steps, yes=yes)
@@ -366,9 +331,10 @@ def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
         raise UsageError(f"run {run_id} is a {t.command} run; only ask and fix runs can be resumed")
     if t.status != "awaiting_approval" and not t.status.startswith(_RESUMABLE):
         raise UsageError(f"run {run_id} already finished (status {t.status}); nothing to resume")
-    if not t.messages:
-        raise UsageError(f"run {run_id} stopped before its agent started (status {t.status}); run the command again")
     root = open_repo(repo or t.repo or ".")
+    if not t.messages:
+        _rediagnose(rec, root, yes=yes)
+        return
     decided = bool(t.proposal and t.proposal.get("decision"))
     if t.status != "awaiting_approval" or decided:
         model = resolve_model()
@@ -380,6 +346,20 @@ def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
         _conclude(rec, root, yes=yes)
     else:
         out.print(t.answer or f"(no answer; status {t.status})", markup=False)
+
+
+def _rediagnose(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
+    """A fix run that died during its diagnosis starts again from the diagnosis (it is deterministic when no
+    model is asked); there is no conversation yet to resume."""
+    t = rec.trace
+    args = t.extra.get(_FIX_ARGS)
+    if t.command != "fix" or not isinstance(args, dict) or args.get("source") in (None, "-"):
+        raise UsageError(f"run {t.run_id} stopped before its agent started (status {t.status}); run the command "
+                         "again")
+    rec.step("decision", result="rediagnose", detail={"decision": "resume_from_diagnosis", "status": t.status})
+    t.status, t.finished_at = "running", None
+    _fix(rec, root, str(args["source"]), baseline=args.get("baseline"), model=resolve_model(),
+         no_llm_diagnosis=bool(args.get("no_llm_diagnosis")), max_steps=int(args.get("max_steps") or 20), yes=yes)
 
 
 def register(app: typer.Typer) -> None:
