@@ -90,6 +90,12 @@ def extend_block(rule: Rule, get: LineGetter, n: int) -> tuple[int, int]:
             if _any_segment(spec.down_until, text):
                 last = k
                 break
+    # A `*_while` that admits blank lines must not leave them dangling at the block's end.
+    while last > n:
+        text = get(last)
+        if text is None or text.strip():
+            break
+        last -= 1
     for _ in range(spec.before):
         if first - 1 < 1 or get(first - 1) is None:
             break

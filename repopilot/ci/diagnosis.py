@@ -25,11 +25,13 @@ _MAX_REPEATS = 3  # identical failures beyond this many are left out
 _MAX_FAILURES = 50
 # Lines that only say that something earlier failed: never causal on their own.
 _TRAILERS = re.compile(
-    r"^(?:##\[error\])?(?:Error: )?Process completed with exit code \d+\.?\s*$"
+    # Exit 137 (SIGKILL, usually the OOM killer) and 143 (SIGTERM) say more than "it failed".
+    r"^(?:##\[error\])?(?:Error: )?Process completed with exit code (?!137\b|143\b)\d+\.?\s*$"
     r"|^Build step '.*' marked build as failure"
     r"|^Finished: (?:FAILURE|ABORTED|UNSTABLE)\s*$"
     r"|^ERROR: Job failed: exit code \d+\s*$"
     r"|^The command .* exited with \d+\.?\s*$"
+    r"|^ERROR: script returned exit code \d+\s*$"
 )
 _ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
 _PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")
@@ -154,10 +156,16 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     decisions = diag.decisions
     dropped = dropped or set()
 
-    # The region where the failure happened: the failing step, else the last 40% of a plain log.
-    region = (max(1, int(res.lines * 0.6)), res.lines)
+    # The region where the job failed: the failing step; in a plain log, what follows the last "BUILD
+    # SUCCESS" before the last failure (errors a build survived did not fail the job).
+    region = (1, res.lines)
     if step is not None:
         region = (step.header_line or 1, step.error_line)
+    elif res.successes and res.hits:
+        last_hit = max(h.line for h in res.hits if not is_trailer(res.text.get(h.line, "")))
+        before = [n for n in res.successes if n < last_hit]
+        if before:
+            region = (before[-1] + 1, res.lines)
 
     failures: list[Failure] = []
     seen: dict[tuple[str, str], Failure] = {}
@@ -224,10 +232,12 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
             f.causal = True
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "weak evidence used",
                               "why": f"no failure with score >= {_INCLUDE}; best available"})
+    # Causal failures first (in rank order), then the others for the record.
+    failures.sort(key=lambda f: not f.causal)
     diag.failures = failures[:_MAX_FAILURES]
 
     lines: set[int] = set()
-    for f in diag.failures:
+    for f in failures:
         if f.causal:
             for a, b in f.ranges():
                 lines.update(range(a, b + 1))

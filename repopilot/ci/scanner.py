@@ -32,12 +32,15 @@ _STRUCTURE = {
     "endgroup": rf"^(?:{_TS})?##\[endgroup\]",
     "error": rf"^(?:{_TS})?##\[error\]",
     "keyword": KEYWORDS,
+    # A build tool's own "it worked" line: failures before it did not stop the job.
+    "success": r"BUILD SUCCESS",
 }
 _KEEP_KEYWORDS = 400  # most recent keyword lines kept for the fallback
 _KEEP_MARKERS = 20000
 _TAIL = 200
 _CONTEXT = 3  # lines kept around each block for the excerpt
 _BEFORE_ERROR = 15
+_SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 
 ProgressFn = Callable[[int], None]
 
@@ -74,6 +77,7 @@ class ScanResult:
     losers: list[Candidate] = field(default_factory=list)
     groups: list[Marker] = field(default_factory=list)
     endgroups: list[int] = field(default_factory=list)
+    successes: list[int] = field(default_factory=list)
     errors: list[Marker] = field(default_factory=list)
     keywords: list[Marker] = field(default_factory=list)
     tail: list[Marker] = field(default_factory=list)
@@ -347,6 +351,8 @@ class _State:
             if len(res.errors) <= 20:
                 # What led to the annotation: the excerpt shows a failing step's tail from here.
                 self.keep(n - _BEFORE_ERROR, n + 1, window)
+        if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
+            res.successes.append(n)
         if "keyword" in structs:
             self.keywords.append(Marker(n, display_text(text)))
 
@@ -366,7 +372,12 @@ class _State:
         prev = self.open_blocks.get(rule.id)
         if prev is not None and prev.first <= n <= prev.last:
             return  # a line of the block this rule already holds
+        # The winner decides what the failure is; the block is the widest any matching rule describes (a
+        # generic rule such as disk-full knows nothing of the Maven block it sits in).
         first, last = extend_block(rule, window.get, n)
+        for other, _, _ in found[1:]:
+            a, b = extend_block(other, window.get, n)
+            first, last = min(first, a), max(last, b)
         hit = Hit(rule=rule, line=n, first=first, last=last, fields=fields, message=message)
         self.res.hits.append(hit)
         self.open_blocks[rule.id] = hit

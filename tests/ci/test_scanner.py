@@ -1,0 +1,84 @@
+"""The one-pass scanner: both engines agree, line numbers count `\\n` only, chunk boundaries change nothing."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from repopilot.ci.catalog import load_catalog
+from repopilot.ci.scanner import Scanner, hyperscan_available
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ci"
+ENGINES = ["re", pytest.param("hyperscan", marks=pytest.mark.skipif(not hyperscan_available(),
+                                                                     reason="no hyperscan wheel"))]
+
+
+def _scan(data: bytes, engine: str, chunk: int = 8 * 1024 * 1024):
+    return Scanner(load_catalog(), engine=engine, chunk_size=chunk).scan(io.BytesIO(data))
+
+
+def _summary(res) -> list[tuple[str, int, int, int]]:
+    return [(h.rule.id, h.line, h.first, h.last) for h in res.hits]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.log")))
+def test_engines_agree_and_chunking_is_invisible(name: str) -> None:
+    data = (FIXTURES / name).read_bytes()
+    ref = _scan(data, "re")
+    assert bool(ref.hits) == ("pass" not in name), f"hits on {name}: {len(ref.hits)}"
+    assert ref.lines == data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if hyperscan_available():
+        hs = _scan(data, "hyperscan")
+        assert hs.engine == "hyperscan"
+        assert _summary(hs) == _summary(ref)
+        assert [m.line for m in hs.errors] == [m.line for m in ref.errors]
+    small = _scan(data, "re", chunk=4096)  # many chunk boundaries, blocks crossing them
+    assert _summary(small) == _summary(ref)
+    assert small.lines == ref.lines
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_line_numbers_count_newlines_only(engine: str) -> None:
+    log = (
+        b"2024-01-01T00:00:00.0000000Z ##[group]Run go test ./...\n"
+        b"2024-01-01T00:00:00.0000000Z go test ./...\n"
+        b"2024-01-01T00:00:01.0000000Z ##[endgroup]\n"
+        b"progress 10%\rprogress 50%\rprogress 100%\r\n"                         # line 4: \r rewrites
+        b"\x1b[31mbad \xff\xfe utf-8\x1b[0m\n"                                    # line 5: ANSI, invalid UTF-8
+        b"2024-01-01T00:00:02.0000000Z --- FAIL: TestParse (0.01s)\r\n"          # line 6, CRLF
+        b"2024-01-01T00:00:02.0000000Z     parse_test.go:12: got 1, want 2\r\n"  # line 7
+        b"2024-01-01T00:00:02.0000000Z FAIL\r\n"
+        b"2024-01-01T00:00:02.0000000Z ##[error]Process completed with exit code 1.\r\n"
+    )
+    res = _scan(log, engine)
+    assert res.lines == 9
+    fail = [h for h in res.hits if h.rule.id == "go.test-failed"]
+    assert [(h.line, h.first, h.last) for h in fail] == [(6, 6, 7)]
+    assert fail[0].fields["test"] == "TestParse"
+    assert [m.line for m in res.errors] == [9]
+    assert [g.line for g in res.groups] == [1]
+    assert res.text[5] == "bad \ufffd\ufffd utf-8"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_trigger_in_a_carriage_return_segment(engine: str) -> None:
+    # javac under Maven on some agents ends lines with a bare \r: every segment is a candidate.
+    log = b"[INFO] x\n[ERROR] /w/A.java:[3,5] cannot find symbol\r  symbol:   class Foo\r\n[INFO] y\n"
+    res = _scan(log, engine)
+    hit = next(h for h in res.hits if h.rule.id == "maven.compile-error")
+    assert hit.line == 2 and hit.fields["file"] == "/w/A.java"
+
+
+def test_empty_input() -> None:
+    res = _scan(b"", "re")
+    assert res.lines == 0 and not res.hits
+
+
+def test_keyword_memory_is_bounded() -> None:
+    data = b"".join(b"error number %d\n" % i for i in range(5000))
+    res = _scan(data, "re", chunk=16 * 1024)
+    assert res.lines == 5000
+    assert 0 < len(res.keywords) <= 400
+    assert res.keywords[-1].line == 5000
