@@ -24,12 +24,7 @@ class Case:
     category: str
     causal: tuple[str, ...]  # substrings of lines that must be in error_lines
     quiet: tuple[str, ...] = ()  # substrings of lines that must not be
-    plain_gap: str = ""  # why the engine cannot yet meet this case on a plain log (strict xfail)
 
-
-# diagnosis.build_diagnosis: without step markers the failure region is the last 40% of the log, and strong hits
-# before it are "not causal" once one lies inside it, so a short log's first compile error is dropped.
-_REGION = "engine: on a plain log, failures in the first 60% are demoted when a later one exists"
 
 CASES = [
     Case("pytest.log", "pytest.failed-summary", "test",
@@ -63,9 +58,9 @@ CASES = [
          ("test tests::ok ... ok",)),
     Case("cargo_build.log", "rustc.error", "build",
          ("error[E0308]: mismatched types", "expected `i32`, found `&str`", "error[E0425]"),
-         ("Compiling rs v0.1.0",), _REGION),
+         ("Compiling rs v0.1.0",)),
     Case("clippy.log", "clippy.denied-lint", "lint",
-         ("error: this `if` has identical blocks", "implied by `-D warnings`", "error: writing `&Vec`"), (), _REGION),
+         ("error: this `if` has identical blocks", "implied by `-D warnings`", "error: writing `&Vec`")),
     Case("rustfmt.log", "rustfmt.diff", "lint", ("Diff in /home/runner/work/app/app/src/lib.rs:1:",)),
     Case("cargo_resolve.log", "cargo.resolution", "dependency",
          ("no matching package named `serde` found", "required by package")),
@@ -96,10 +91,7 @@ def _diagnose(path: Path) -> tuple[list[int], list[str], str, str]:
 
 @pytest.mark.parametrize("shape", ["plain", "github"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.log)
-def test_real_tool_output(case: Case, shape: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    if shape == "plain" and case.plain_gap:
-        # Strict: once the engine handles it, the unexpected pass fails the run and this marker must go.
-        request.applymarker(pytest.mark.xfail(reason=case.plain_gap, strict=True))
+def test_real_tool_output(case: Case, shape: str, tmp_path: Path) -> None:
     text = (LOGS / case.log).read_text(encoding="utf-8")
     path = tmp_path / case.log
     path.write_text(text if shape == "plain" else _github(text), encoding="utf-8")
