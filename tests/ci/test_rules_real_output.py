@@ -1,6 +1,6 @@
 """The ecosystem rules on output captured from the real tools (pytest 9, unittest, CPython 3.11, mypy, ruff 0.17,
 pip, black, flake8, pyright, gcc 12, GNU ld, make, CMake, CTest, cargo/rustc/clippy/rustfmt 1.95, Node 20, jest 29,
-vitest 2, mocha 10, tsc 5, eslint 8, prettier 3, yamllint, shellcheck), run through the whole engine:
+vitest 2, mocha 10, tsc 5, eslint 8, prettier 3, npm 11, yamllint, shellcheck), run through the whole engine:
 as a plain log and wrapped the way a GitHub Actions job log carries it (timestamps, the step's `##[group]Run`
 header, the runner's `##[error]` trailer). Each case names the rule that must rank first, the category, and the
 lines (by their text) that must be among the causal `error_lines`."""
@@ -93,6 +93,14 @@ CASES = [
          ("[warning] missing document start",)),
     Case("shellcheck.log", "shellcheck.issue", "lint", ("SC2086", "SC2045 (error)"), ("For more information:",)),
     Case("shellcheck_gcc.log", "shellcheck.issue", "lint", ("[SC2045]",)),
+    Case("npm_eresolve.log", "npm.eresolve", "dependency",
+         ("npm error code ERESOLVE", 'peer react@"^16.14.0" from react-dom@16.14.0')),
+    Case("npm_ci_sync.log", "npm.lockfile-out-of-sync", "dependency",
+         ("can only install packages when", "Missing: is-number@7.0.0 from lock file"),
+         ("Clean install a project", "--install-strategy")),
+    Case("pip_resolution.log", "pip.resolution-impossible", "dependency",
+         ("ERROR: Cannot install requests==2.31.0", "requests 2.31.0 depends on urllib3", "ResolutionImpossible"),
+         ("Collecting requests",)),
 ]
 
 _TS = "2026-01-05T10:00:00.0000000Z "
