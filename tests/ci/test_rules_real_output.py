@@ -1,6 +1,7 @@
 """The ecosystem rules on output captured from the real tools (pytest 9, unittest, CPython 3.11, mypy, ruff 0.17,
 pip, black, flake8, pyright, gcc 12, GNU ld, make, CMake, CTest, cargo/rustc/clippy/rustfmt 1.95, Node 20, jest 29,
-vitest 2, mocha 10, tsc 5, eslint 8, prettier 3, npm 11, yamllint, shellcheck), run through the whole engine:
+vitest 2, mocha 10, tsc 5, eslint 8, prettier 3, npm 11, yamllint, shellcheck, RSpec 3.12, RuboCop 1.39, PHPUnit 9.6,
+PHP 8.2, Elixir 1.14), run through the whole engine:
 as a plain log and wrapped the way a GitHub Actions job log carries it (timestamps, the step's `##[group]Run`
 header, the runner's `##[error]` trailer). Each case names the rule that must rank first, the category, and the
 lines (by their text) that must be among the causal `error_lines`."""
@@ -101,6 +102,21 @@ CASES = [
     Case("pip_resolution.log", "pip.resolution-impossible", "dependency",
          ("ERROR: Cannot install requests==2.31.0", "requests 2.31.0 depends on urllib3", "ResolutionImpossible"),
          ("Collecting requests",)),
+    Case("rspec.log", "rspec.failure", "test",
+         ("1) Calculator#add returns the sum", "got: 4", "NoMethodError:", "rspec ./spec/calculator_spec.rb:10"),
+         ("Finished in",)),
+    Case("rubocop.log", "rubocop.offense", "lint", ("Style/Documentation", "Naming/MethodParameterName", "^^^^"),
+         ("offenses detected",)),
+    Case("phpunit.log", "phpunit.failure", "test",
+         ("There were 2 failures:", "Failed asserting that 3 is identical to 4.", "+'bar'", "Error: Call to undefined"),
+         ("Tests: 4, Assertions: 3",)),
+    Case("php_parse.log", "php.fatal-error", "build", ("syntax error, unexpected token",)),
+    Case("php_fatal.log", "php.fatal-error", "build", ("Call to undefined function format_price()", "#0 ")),
+    Case("exunit.log", "exunit.failure", "test", ("1) test adds numbers (ExTest)", "right: 3"),
+         ("2 tests, 1 failure",)),
+    Case("elixir_compile.log", "elixir.compile-error", "build",
+         ("== Compilation error in file lib/ex.ex ==", "undefined function totl/0")),
+    Case("mix_format.log", "mix.format", "lint", ("--check-formatted", "* lib/ex.ex")),
 ]
 
 _TS = "2026-01-05T10:00:00.0000000Z "
