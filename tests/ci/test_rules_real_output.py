@@ -1,7 +1,7 @@
 """The ecosystem rules on output captured from the real tools (pytest 9, unittest, CPython 3.11, mypy, ruff 0.17,
 pip, black, flake8, pyright, gcc 12, GNU ld, make, CMake, CTest, cargo/rustc/clippy/rustfmt 1.95, Node 20, jest 29,
 vitest 2, mocha 10, tsc 5, eslint 8, prettier 3, npm 11, yamllint, shellcheck, RSpec 3.12, RuboCop 1.39, PHPUnit 9.6,
-PHP 8.2, Elixir 1.14), run through the whole engine:
+PHP 8.2, Elixir 1.14, Bundler, pnpm 9, yarn 1), run through the whole engine:
 as a plain log and wrapped the way a GitHub Actions job log carries it (timestamps, the step's `##[group]Run`
 header, the runner's `##[error]` trailer). Each case names the rule that must rank first, the category, and the
 lines (by their text) that must be among the causal `error_lines`."""
@@ -117,6 +117,14 @@ CASES = [
     Case("elixir_compile.log", "elixir.compile-error", "build",
          ("== Compilation error in file lib/ex.ex ==", "undefined function totl/0")),
     Case("mix_format.log", "mix.format", "lint", ("--check-formatted", "* lib/ex.ex")),
+    Case("make_norule.log", "make.no-rule", "build", ("No rule to make target 'tset'",)),
+    Case("mix_deps.log", "mix.deps", "dependency", ("Unchecked dependencies", "the dependency is not available")),
+    Case("pnpm_frozen.log", "pnpm.lockfile-outdated", "dependency",
+         ("ERR_PNPM_OUTDATED_LOCKFILE", "specifiers in the lockfile")),
+    Case("yarn_frozen.log", "yarn.lockfile-outdated", "dependency", ("--frozen-lockfile",), ("Resolving packages",)),
+    Case("cargo_locked.log", "cargo.lock-outdated", "dependency", ("--locked was passed", "help: to generate")),
+    Case("bundler.log", "bundler.resolution", "dependency",
+         ("Could not find gem 'rspec-core (~> 99.0)'", "* rspec-core-3.12.0"), ("Don't run Bundler as root",)),
 ]
 
 _TS = "2026-01-05T10:00:00.0000000Z "
