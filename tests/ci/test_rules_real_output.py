@@ -1,7 +1,7 @@
 """The ecosystem rules on output captured from the real tools (pytest 9, unittest, CPython 3.11, mypy, ruff 0.17,
 pip, black, flake8, pyright, gcc 12, GNU ld, make, CMake, CTest, cargo/rustc/clippy/rustfmt 1.95, Node 20, jest 29,
 vitest 2, mocha 10, tsc 5, eslint 8, prettier 3, npm 11, yamllint, shellcheck, RSpec 3.12, RuboCop 1.39, PHPUnit 9.6,
-PHP 8.2, Elixir 1.14, Bundler, pnpm 9, yarn 1), run through the whole engine:
+PHP 8.2, Elixir 1.14, Bundler, pnpm 9, yarn 1, Poetry 2.5), run through the whole engine:
 as a plain log and wrapped the way a GitHub Actions job log carries it (timestamps, the step's `##[group]Run`
 header, the runner's `##[error]` trailer). Each case names the rule that must rank first, the category, and the
 lines (by their text) that must be among the causal `error_lines`."""
@@ -125,6 +125,9 @@ CASES = [
     Case("cargo_locked.log", "cargo.lock-outdated", "dependency", ("--locked was passed", "help: to generate")),
     Case("bundler.log", "bundler.resolution", "dependency",
          ("Could not find gem 'rspec-core (~> 99.0)'", "* rspec-core-3.12.0"), ("Don't run Bundler as root",)),
+    Case("poetry.log", "poetry.lock-outdated", "dependency",
+         ("pyproject.toml changed significantly since poetry.lock was last generated",),
+         ("Installing dependencies from lock file", "[tool.poetry.name] is deprecated")),
 ]
 
 _TS = "2026-01-05T10:00:00.0000000Z "
