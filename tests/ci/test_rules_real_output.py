@@ -128,6 +128,12 @@ CASES = [
     Case("poetry.log", "poetry.lock-outdated", "dependency",
          ("pyproject.toml changed significantly since poetry.lock was last generated",),
          ("Installing dependencies from lock file", "[tool.poetry.name] is deprecated")),
+    Case("py_syntax.log", "python.syntax-error", "build", ('File "/home/runner/work/app/app/pysyn.py", line 2',
+                                                           "SyntaxError: invalid syntax")),
+    Case("py_indent.log", "python.syntax-error", "build", ("IndentationError: unexpected indent", "y = 2")),
+    Case("py_syntax_import.log", "python.syntax-error", "build", ("import mod_syn", "'(' was never closed")),
+    Case("node_syntax.log", "node.syntax-error", "build",
+         ("/home/runner/work/app/app/jssyn.js:2", "SyntaxError: Unexpected token ';'", "at wrapSafe")),
 ]
 
 _TS = "2026-01-05T10:00:00.0000000Z "
