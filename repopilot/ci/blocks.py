@@ -131,8 +131,10 @@ def match_text(rule: Rule, text: str | bytes) -> list[Hit]:
     def get(n: int) -> str | None:
         return cleaned[n - 1] if 1 <= n <= len(cleaned) else None
 
-    hits = []
+    hits: list[Hit] = []
     for n in sorted(flagged):
+        if hits and hits[-1].first <= n <= hits[-1].last:
+            continue  # inside the block of the previous hit, as the scanner does
         found = match_line(rule, cleaned[n - 1])
         if found is None:
             continue

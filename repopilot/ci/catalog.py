@@ -19,6 +19,7 @@ from ..core import ConfigError
 __all__ = [
     "CATEGORIES",
     "FORMAT_VERSION",
+    "SCAN_LINE_START",
     "BlockSpec",
     "Catalog",
     "Example",
@@ -41,8 +42,11 @@ _BLOCK_KEYS = {"before", "after", "up_while", "up_until", "down_while", "down_un
 _EXAMPLE_KEYS = {"text", "match", "lines", "fields", "note"}
 # What a leading `^` means in the raw scan: the start of a line, after the runner's timestamp if any, or the
 # start of a `\r` segment. Kept in sync with lines.TIMESTAMP.
-_TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
-_SCAN_LINE_START = rf"(?:^(?:[^\t\n]*\t[^\t\n]*\t{_TS}|{_TS})?|\r)"
+# What a leading `^` means in the raw scan: the start of a line, the end of the runner's timestamp prefix
+# (`...Z `, also after `gh run view --log`'s JOB<TAB>STEP<TAB>), or the start of a `\r` segment. Looser than
+# the Python check that follows (which strips the real prefix), and much faster for hyperscan than spelling
+# the timestamp out.
+SCAN_LINE_START = r"(?:^|\r|Z )"
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 
@@ -104,9 +108,10 @@ class Catalog:
 
 
 def scan_pattern(trigger: str) -> str:
-    """The form of a trigger used for the one raw scan (hyperscan or `re` over whole chunks): named groups made
-    plain, a leading `^` widened to the runner's timestamp and `\\r` segments, and a trailing `.*`/`.+` dropped
-    (it would make the scanner report every character of a line; the line is re-checked in Python anyway)."""
+    """The form of a trigger used for the one raw scan (hyperscan or `re` over whole chunks). It may match more
+    lines than the trigger, never fewer: the flagged lines are re-checked in Python. Named groups become plain,
+    a leading `^` also accepts the runner's timestamp prefix and a `\\r`, and the pattern is cut at its first
+    top-level `.*`/`.+` (which would make the scanner report every character of a line, or slow it down)."""
     pat = _NAMED_GROUP.sub("(?:", trigger)
     anchored_start = pat.startswith("^")
     if anchored_start:
@@ -114,23 +119,52 @@ def scan_pattern(trigger: str) -> str:
     tail_anchor = pat.endswith("$") and not _escaped(pat, len(pat) - 1)
     if tail_anchor:
         pat = pat[:-1]
-    stripped = False
-    for tail, repl in ((".*)", ""), (".+)", "."), (".*", ""), (".+", ".")):
-        if pat.endswith(tail) and not _escaped(pat, len(pat) - len(tail)):
-            if tail.endswith(")"):
-                opener = pat.rfind("(?:")
-                if opener == -1 or pat[opener:] != "(?:" + tail:
-                    continue
-                pat = pat[:opener] + repl
-            else:
-                pat = pat[: -len(tail)] + repl
-            stripped = True
-            break
-    if tail_anchor and not stripped:
+    if pat.startswith("\\b"):
+        pat = pat[2:]  # a looser start lets Python's `re` (the fallback engine) search for the literal that follows
+    cut = _first_wildcard(pat)
+    if cut is not None:
+        at, _, plus = cut
+        pat = pat[:at] + ("." if plus else "")
+    elif tail_anchor:
         pat += r"(?:\r|$)"
     if anchored_start:
-        pat = _SCAN_LINE_START + "(?:" + pat + ")"
+        pat = SCAN_LINE_START + "(?:" + pat + ")"
     return pat or "."
+
+
+def _first_wildcard(pat: str) -> tuple[int, int, bool] | None:
+    """Where the first `.*`, `.+`, `(?:.*)` or `(?:.+)` at the top level of `pat` starts, its length and whether
+    it needs a character; None when there is none or the pattern has a top-level alternation."""
+    depth = 0
+    i = 0
+    in_class = False
+    found: tuple[int, int, bool] | None = None
+    while i < len(pat):
+        c = pat[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pat[i + 1:i + 2] == "]":
+                i += 1
+        elif c == "(":
+            if depth == 0 and found is None:
+                for body in ("(?:.*)", "(?:.+)"):
+                    if pat.startswith(body, i) and pat[i + len(body):i + len(body) + 1] not in ("?", "*", "+", "{"):
+                        found = (i, len(body), body[4] == "+")
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return None
+        elif c == "." and depth == 0 and found is None and pat[i + 1:i + 2] in ("*", "+") \
+                and pat[i + 2:i + 3] not in ("?", "+"):
+            found = (i, 2, pat[i + 1] == "+")
+        i += 1
+    return found
 
 
 def _escaped(pat: str, index: int) -> bool:
@@ -152,13 +186,26 @@ def _package_rule_files() -> list[tuple[str, bytes]]:
 
 
 def load_catalog(extra_dirs: Iterable[Path] = ()) -> Catalog:
-    """The bundled catalog, plus the `*.toml` rule files of `extra_dirs` (a user's own rules)."""
+    """The bundled catalog, plus a user's own rules: the `*.toml` rule files and `*.json` GitHub problem
+    matchers of `extra_dirs`."""
     files = _package_rule_files()
+    matchers: list[Rule] = []
     for directory in extra_dirs:
         if not directory.is_dir():
             raise ConfigError(f"rules directory not found: {directory}")
         files.extend((str(p), p.read_bytes()) for p in sorted(directory.glob("*.toml")))
-    return load_rule_files(files)
+        from .matchers import rules_from_problem_matcher
+
+        for p in sorted(directory.glob("*.json")):
+            matchers.extend(rules_from_problem_matcher(p.read_text(encoding="utf-8"), origin=str(p)))
+    catalog = load_rule_files(files)
+    if not matchers:
+        return catalog
+    taken = {r.id for r in catalog.rules}
+    clash = [r.id for r in matchers if r.id in taken]
+    if clash:
+        raise ConfigError(f"problem matcher rule ids clash with the catalog: {', '.join(clash)}")
+    return Catalog(version=catalog.version, rules=catalog.rules + tuple(matchers))
 
 
 def load_rule_files(files: Iterable[tuple[str, bytes]]) -> Catalog:

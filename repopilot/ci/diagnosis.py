@@ -220,8 +220,13 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     _rank(failures)
     strong = [f for f in failures if f.score >= _INCLUDE]
     in_region = [f for f in strong if region[0] <= f.trigger <= region[1]]
+    # An earlier failure stays causal when a failure in the region names it again (a test summary listing the
+    # test that failed before an inner build printed BUILD SUCCESS).
+    region_text = " ".join(res.text.get(n, "") for f in in_region for a, b in f.ranges()
+                           for n in range(a, min(b, a + 400) + 1))
     for f in strong:
-        if in_region and f not in in_region and f.category != "infrastructure":
+        if in_region and f not in in_region and f.category != "infrastructure" \
+                and not _named_in(f, res, region_text):
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "not causal",
                               "why": "before the region where the job failed, which has its own failures"})
             continue
@@ -241,7 +246,7 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
         if f.causal:
             for a, b in f.ranges():
                 lines.update(range(a, b + 1))
-    lines = {n for n in lines if n not in dropped and not _blank_or_trailer(res.text.get(n))}
+    lines = {n for n in lines if n not in dropped and not is_trailer(res.text.get(n) or "")}
     if not lines:
         lines = _heuristic_lines(res, step, dropped)
         if lines:
@@ -275,12 +280,19 @@ def _rank(failures: list[Failure]) -> None:
                                  -round(f.score, 2), f.trigger))
 
 
+_NAME = re.compile(r"\b[A-Za-z_][\w$]*\([\w.$]+\)")  # JUnit's `method(pkg.Class)`
+
+
+def _named_in(f: Failure, res: ScanResult, region_text: str) -> bool:
+    for n in range(f.first, min(f.last, f.first + 5) + 1):
+        for name in _NAME.findall(res.text.get(n, "")):
+            if name in region_text:
+                return True
+    return f.test is not None and len(f.test) > 6 and f.test in region_text
+
+
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip())
-
-
-def _blank_or_trailer(text: str | None) -> bool:
-    return text is not None and (not text.strip() or is_trailer(text))
 
 
 def _heuristic_lines(res: ScanResult, step: StepInfo | None, dropped: set[int]) -> set[int]:

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from ..core import InputError, Model, TraceRecorder
@@ -30,14 +32,16 @@ class Result:
         return to_contract(self)
 
 
-@lru_cache(maxsize=2)
-def _scanner(engine: str | None) -> Scanner:
-    return Scanner(load_catalog(), engine=engine)
+@lru_cache(maxsize=4)
+def _scanner(engine: str | None, extra: str) -> Scanner:
+    dirs = [Path(p) for p in extra.split(os.pathsep) if p]
+    return Scanner(load_catalog(dirs), engine=engine)
 
 
 def default_scanner(engine: str | None = None) -> Scanner:
-    """The bundled catalog compiled once per process."""
-    return _scanner(engine)
+    """The bundled catalog (plus the rule folders named in REPOPILOT_RULES, separated like PATH), compiled once
+    per process."""
+    return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""))
 
 
 def _run_id(source: str) -> str | None:
@@ -129,7 +133,8 @@ def to_contract(result: Result) -> dict[str, Any]:
         "decided_by": d.decided_by,
         "error_lines": d.error_lines,
         "failures": failures,
-        "excerpt": {"ranges": result.excerpt.ranges, "tokens": result.excerpt.tokens, "text": result.excerpt.text},
+        "excerpt": {"ranges": result.excerpt.ranges, "tokens": result.excerpt.tokens, "text": result.excerpt.text,
+                    "folded": result.excerpt.folded},
         "source": d.source,
         "run_id": d.run_id,
         "log": d.name,

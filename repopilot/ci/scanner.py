@@ -11,27 +11,25 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from ..core import ConfigError
 from .blocks import Hit, extend_block, match_line
-from .catalog import Catalog, Rule, scan_pattern
+from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .lines import clean_text, display_text, strip_ansi_bytes
 
 __all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available"]
 
-CHUNK_SIZE = 8 * 1024 * 1024
+CHUNK_SIZE = 1024 * 1024  # small chunks stay in the CPU cache between the passes over them
 # The keyword fallback (and the grep baseline of the benchmarks): lines an error usually sits on.
 KEYWORDS = r"error|fail|fatal|exception|panic:|killed|timed out|denied"
-_TS = r"(?:[^\t\n]*\t[^\t\n]*\t)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?"
-# Structural markers of GitHub Actions logs, with the optional timestamp (and `gh run view --log`) prefix.
+# Structural markers of GitHub Actions logs at a line start or after the runner's timestamp (`...Z `).
 _STRUCTURE = {
-    "group": rf"^(?:{_TS})?##\[group\]",
-    "endgroup": rf"^(?:{_TS})?##\[endgroup\]",
-    "error": rf"^(?:{_TS})?##\[error\]",
-    "keyword": KEYWORDS,
+    "group": r"(?:^|Z )##\[group\]",
+    "endgroup": r"(?:^|Z )##\[endgroup\]",
+    "error": r"(?:^|Z )##\[error\]",
     # A build tool's own "it worked" line: failures before it did not stop the job.
     "success": r"BUILD SUCCESS",
 }
@@ -40,6 +38,7 @@ _KEEP_MARKERS = 20000
 _TAIL = 200
 _CONTEXT = 3  # lines kept around each block for the excerpt
 _BEFORE_ERROR = 15
+_MAX_LINE_BYTES = 256 * 1024
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 
 ProgressFn = Callable[[int], None]
@@ -97,15 +96,36 @@ class _Engine:
 
 
 class _ReEngine(_Engine):
+    """The fallback without hyperscan. Python `re` pays for every position it tries, so the patterns anchored at a
+    line start are joined into one alternation per case mode: one pass finds the lines where any of them matches,
+    and each such line is reported for all of them (the Python check that follows sorts them out)."""
+
     name = "re"
 
     def __init__(self, patterns: list[tuple[bytes, bool]]) -> None:
-        self._compiled = [re.compile(p, re.MULTILINE | (re.IGNORECASE if ci else 0)) for p, ci in patterns]
+        prefix = SCAN_LINE_START.encode()
+        self._single: list[tuple[int, re.Pattern[bytes]]] = []
+        self._joined: list[tuple[list[int], re.Pattern[bytes]]] = []
+        groups: dict[bool, list[int]] = {False: [], True: []}
+        for i, (p, ci) in enumerate(patterns):
+            if p.startswith(prefix):
+                groups[ci].append(i)
+            else:
+                self._single.append((i, re.compile(p, re.MULTILINE | (re.IGNORECASE if ci else 0))))
+        for ci, ids in groups.items():
+            if ids:
+                body = b"|".join(b"(?:" + patterns[i][0][len(prefix):] + b")" for i in ids)
+                rx = re.compile(prefix + b"(?:" + body + b")", re.MULTILINE | (re.IGNORECASE if ci else 0))
+                self._joined.append((ids, rx))
 
     def scan(self, data: bytes) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
-        for i, rx in enumerate(self._compiled):
+        for i, rx in self._single:
             out.extend((i, m.end()) for m in rx.finditer(data))
+        for ids, rx in self._joined:
+            for m in rx.finditer(data):
+                end = m.end()
+                out.extend((i, end) for i in ids)
         return out
 
 
@@ -118,8 +138,12 @@ class _HyperscanEngine(_Engine):
         self._hs = hyperscan
         self._db = hyperscan.Database()
         flags = [hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if ci else 0) for _, ci in patterns]
-        self._db.compile(expressions=[p for p, _ in patterns], ids=list(range(len(patterns))),
-                         elements=len(patterns), flags=flags)
+        try:
+            self._db.compile(expressions=[p for p, _ in patterns], ids=list(range(len(patterns))),
+                             elements=len(patterns), flags=flags)
+        except hyperscan.error as exc:
+            raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
+                              "Triggers)") from None
         self._scratch = hyperscan.Scratch(self._db)
 
     def scan(self, data: bytes) -> list[tuple[int, int]]:
@@ -136,10 +160,10 @@ class _HyperscanEngine(_Engine):
 class _Chunk:
     """A chunk of cleaned bytes whose first line has number `first`; finds lines near known offsets."""
 
-    def __init__(self, data: bytes, first: int) -> None:
+    def __init__(self, data: bytes, first: int, newlines: int) -> None:
         self.data = data
         self.first = first
-        self.count = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        self.count = newlines + (0 if data.endswith(b"\n") or not data else 1)
         self.last = first + self.count - 1
         self._anchors: list[int] = [first]  # line numbers with known start offsets, sorted
         self._offsets: dict[int, int] = {first: 0}
@@ -151,16 +175,23 @@ class _Chunk:
             bisect.insort(self._anchors, n)
 
     def _offset(self, n: int) -> int:
-        i = bisect.bisect_right(self._anchors, n) - 1
-        k = self._anchors[i]
-        off = self._offsets[k]
+        i = bisect.bisect_right(self._anchors, n)
+        below = self._anchors[i - 1]
         data = self.data
-        # Walk down from the nearest anchor above; add an anchor when the walk was long.
-        steps = n - k
-        while k < n:
-            off = data.index(b"\n", off) + 1
-            k += 1
-        if steps > 16:
+        if i < len(self._anchors) and self._anchors[i] - n < n - below:
+            # Closer to the next known line: walk back (context lines just above a flagged line).
+            k = self._anchors[i]
+            off = self._offsets[k]
+            while k > n:
+                off = data.rfind(b"\n", 0, off - 1) + 1
+                k -= 1
+        else:
+            k = below
+            off = self._offsets[k]
+            while k < n:
+                off = data.index(b"\n", off) + 1
+                k += 1
+        if abs(k - below) > 16:
             self.anchor(n, off)
         return off
 
@@ -221,49 +252,66 @@ class Scanner:
                 patterns.append((scan_pattern(trig.pattern).encode("utf-8"), rule.ignore_case))
                 self._targets.append(("rule", i))
         for name, pat in _STRUCTURE.items():
-            patterns.append((pat.encode("utf-8"), name == "keyword"))
+            patterns.append((pat.encode("utf-8"), False))
             self._targets.append(("struct", name))
         use_hs = engine == "hyperscan" or (engine is None and hyperscan_available())
         self.engine: _Engine = _HyperscanEngine(patterns) if use_hs else _ReEngine(patterns)
+        # The keyword fallback only matters near where the job failed: it is scanned at the end, over the
+        # chunks still in memory, not over the whole log.
+        kw = [(KEYWORDS.encode(), True)]
+        self._keywords: _Engine = _HyperscanEngine(kw) if use_hs else _ReEngine(kw)
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
         res = ScanResult(engine=self.engine.name)
         window = _Window()
         state = _State(res)
-        pending: tuple[_Chunk, list[tuple[int, int]]] | None = None
+        pending: tuple[_Chunk, list[int], dict[int, set[int]]] | None = None
         next_line = 1
         leftover = b""
         while True:
             block = stream.read(self.chunk_size)
-            if not block:
+            eof = not block
+            rest = b""
+            if eof:
                 data, leftover = leftover, b""
-                eof = True
             else:
-                buf = leftover + block
-                cut = buf.rfind(b"\n")
-                if cut == -1:
-                    leftover = buf
-                    continue
-                data, leftover = buf[: cut + 1], buf[cut + 1:]
-                eof = False
-            res.size += len(data)
+                res.size += len(block)
+                # Complete the last line from the stream rather than carrying a partial line over (one copy
+                # less of each chunk); a line longer than a chunk is carried over as usual.
+                if not block.endswith(b"\n"):
+                    rest = stream.readline(self.chunk_size)
+                    res.size += len(rest)
+                if leftover:
+                    block, leftover = leftover + block, b""
+                if not (rest or block).endswith(b"\n"):
+                    block, rest = block + rest, b""
+                    cut = block.rfind(b"\n")
+                    if cut == -1:
+                        # A line longer than this is kept only in part: memory stays bounded.
+                        leftover = block[:_MAX_LINE_BYTES]
+                        continue
+                    block, leftover = block[: cut + 1], block[cut + 1:]
+                data = block
             if data:
-                cleaned = strip_ansi_bytes(data)
-                chunk = _Chunk(cleaned, next_line)
+                cleaned = strip_ansi_bytes(data, rest)
+                order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
+                chunk = _Chunk(cleaned, next_line, newlines)
+                for n, offset in anchors:
+                    chunk.anchor(n, offset)
                 next_line = chunk.last + 1
                 window.push(chunk)
-                matches = self.engine.scan(cleaned)
+                # A chunk's hits are handled once the next chunk is in memory: blocks may run into it.
                 if pending is not None:
                     self._process(*pending, window, state)
-                pending = (chunk, matches)
+                pending = (chunk, order, by_line)
                 if progress is not None:
                     progress(res.size)
             if eof:
                 break
         if pending is not None:
             self._process(*pending, window, state)
-        res.keywords = list(state.keywords)
         res.lines = next_line - 1
+        res.keywords = self._tail_keywords(window)
         if window.chunks:
             window.chunks[-1].anchor_tail(_TAIL)
         for n in range(max(1, res.lines - _TAIL + 1), res.lines + 1):
@@ -272,30 +320,59 @@ class Scanner:
                 res.tail.append(Marker(n, display_text(text)))
         return res
 
-    def _process(self, chunk: _Chunk, matches: list[tuple[int, int]], window: _Window, state: _State) -> None:
-        if not matches:
-            return
+    def _tail_keywords(self, window: _Window) -> list[Marker]:
+        found: list[Marker] = []
+        recent: list[_Chunk] = []
+        for chunk in reversed(window.chunks):  # the last few MB: where a job stops is near the end
+            recent.insert(0, chunk)
+            if sum(len(c.data) for c in recent) >= 4 * 1024 * 1024:
+                break
+        for chunk in recent:
+            data = chunk.data
+            ends = sorted({end for _, end in self._keywords.scan(data)})
+            line, pos = chunk.first, 0
+            for end in ends:
+                at = max(end - 1, 0)
+                line += data.count(b"\n", pos, at)
+                pos = at
+                if found and found[-1].line == line:
+                    continue
+                chunk.anchor(line, data.rfind(b"\n", 0, at) + 1)
+                found.append(Marker(line, ""))
+        found = found[-_KEEP_KEYWORDS:]
+        for m in found:
+            m.text = display_text(window.get(m.line) or "")
+        return found
+
+    @staticmethod
+    def _locate(data: bytes, first: int, matches: list[tuple[int, int]]
+                ) -> tuple[list[int], dict[int, set[int]], int, list[tuple[int, int]]]:
+        """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count)."""
         matches.sort(key=lambda m: m[1])
-        data = chunk.data
-        line = chunk.first
+        line = first
         pos = 0
-        by_line: dict[int, tuple[int, set[int]]] = {}
+        by_line: dict[int, set[int]] = {}
         order: list[int] = []
+        anchors: list[tuple[int, int]] = []
         for pid, end in matches:
             at = max(end - 1, 0)
             if at > pos:
                 line += data.count(b"\n", pos, at)
                 pos = at
-            entry = by_line.get(line)
-            if entry is None:
-                start = data.rfind(b"\n", 0, at) + 1
-                chunk.anchor(line, start)
-                entry = (start, set())
-                by_line[line] = entry
+            pids = by_line.get(line)
+            if pids is None:
+                anchors.append((line, data.rfind(b"\n", 0, at) + 1))
+                pids = set()
+                by_line[line] = pids
                 order.append(line)
-            entry[1].add(pid)
+            pids.add(pid)
+        newlines = (line - first) + data.count(b"\n", pos)
+        return order, by_line, newlines, anchors
+
+    def _process(self, chunk: _Chunk, order: list[int], by_line: dict[int, set[int]], window: _Window,
+                 state: _State) -> None:
         for n in order:
-            self._line(n, by_line[n][1], window, state)
+            self._line(n, by_line[n], window, state)
 
     def _line(self, n: int, pids: Iterable[int], window: _Window, state: _State) -> None:
         rules: list[int] = []
@@ -322,7 +399,6 @@ class _State:
         self.in_group = False
         self.group_is_run = False
         self.open_blocks: dict[str, Hit] = {}  # rule id -> its latest hit, to absorb lines inside its block
-        self.keywords: deque[Marker] = deque(maxlen=_KEEP_KEYWORDS)
 
     def keep(self, first: int, last: int, window: _Window) -> None:
         keep = self.res.text
@@ -353,8 +429,6 @@ class _State:
                 self.keep(n - _BEFORE_ERROR, n + 1, window)
         if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
             res.successes.append(n)
-        if "keyword" in structs:
-            self.keywords.append(Marker(n, display_text(text)))
 
     def rules(self, n: int, text: str, idxs: list[int], rules: tuple[Rule, ...], window: _Window) -> None:
         found: list[tuple[Rule, dict[str, str], str]] = []

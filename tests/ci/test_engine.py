@@ -62,7 +62,7 @@ def test_contract_shape() -> None:
     for key in ("rule", "category", "confidence", "message", "lines"):
         assert key in f
     assert f["file"] == "internal/command/cliconfig/credentials_test.go" and f["line"] == 88
-    assert set(r["excerpt"]) == {"ranges", "tokens", "text"}
+    assert set(r["excerpt"]) == {"ranges", "tokens", "text", "folded"}
     assert r["failing_step"]["name"].startswith("go test")
     json.dumps(r)
 
@@ -157,3 +157,17 @@ def test_parse_verdict() -> None:
     for bad in ("", "{", '{"category": "nope"}', '{"category": "lint", "error_lines": "1"}'):
         with pytest.raises(ValueError):
             parse_verdict(bad)
+
+
+def test_long_stack_traces_are_folded(tmp_path: Path) -> None:
+    frames = "".join(f"\tat com.acme.Service.call{i}(Service.java:{i})\n" for i in range(300))
+    log = tmp_path / "trace.log"
+    log.write_text("[INFO] start\n" + "java.lang.IllegalStateException: boom\n" + frames + "[INFO] end\n")
+    r = _one(str(log), token_budget=300)
+    ex = r["excerpt"]
+    assert ex["tokens"] <= 300
+    assert ex["folded"] and "lines folded" in ex["text"]
+    covered = {n for a, b in ex["ranges"] for n in range(a, b + 1)}
+    assert set(range(2, 303)) <= covered  # the whole trace is shown or folded
+    folded = {n for a, b in ex["folded"] for n in range(a, b + 1)}
+    assert 2 not in folded and 3 in covered  # the exception line itself is shown

@@ -3,12 +3,14 @@ fields), near misses do not, through both scan engines' pattern forms."""
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
 
 from repopilot.ci.blocks import match_text
-from repopilot.ci.catalog import CATEGORIES, Rule, load_catalog, scan_pattern
+from repopilot.ci.catalog import CATEGORIES, Catalog, Rule, load_catalog, scan_pattern
+from repopilot.ci.scanner import Scanner, hyperscan_available
 
 CATALOG = load_catalog()
 RULES = CATALOG.rules
@@ -42,6 +44,19 @@ def test_rule_examples(rule: Rule) -> None:
 
 
 @pytest.mark.parametrize("rule", RULES, ids=_ids)
+def test_rule_examples_through_the_scanner(rule: Rule) -> None:
+    """The same verdicts from the real streaming scanner, with each engine available."""
+    engines = ["re"] + (["hyperscan"] if hyperscan_available() else [])
+    for engine in engines:
+        scanner = Scanner(Catalog(version="t", rules=(rule,)), engine=engine)
+        for i, ex in enumerate(rule.examples, 1):
+            res = scanner.scan(io.BytesIO(ex.text.encode("utf-8")))
+            expected = [(h.line, h.first, h.last) for h in match_text(rule, ex.text)]
+            got = [(h.line, h.first, h.last) for h in res.hits]
+            assert got == expected, f"{engine}, example {i}: {got} != {expected}"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=_ids)
 def test_rule_triggers_compile_for_both_engines(rule: Rule) -> None:
     flags = re.MULTILINE | (re.IGNORECASE if rule.ignore_case else 0)
     for pat in rule.scan_patterns:
@@ -54,8 +69,15 @@ def test_rule_triggers_compile_for_both_engines(rule: Rule) -> None:
 
 
 def test_scan_pattern_shapes() -> None:
-    assert scan_pattern(r"^--- FAIL: (?P<test>\S+)").startswith("(?:^(?:")
+    assert scan_pattern(r"^--- FAIL: (?P<test>\S+)") == r"(?:^|\r|Z )(?:--- FAIL: (?:\S+))"
     assert scan_pattern(r"error: (?P<message>.+)$") == "error: ."
     assert scan_pattern(r"foo.*") == "foo"
     assert scan_pattern(r"exit code 137$") == r"exit code 137(?:\r|$)"
     assert scan_pattern(r"a\.+") == r"a\.+"
+    # Cut at the first top-level wildcard: a superset of the trigger, cheaper to scan.
+    assert scan_pattern(r"x\.go:\d+: (?P<message>.+) \((?P<code>\w+)\)$") == r"x\.go:\d+: ."
+    assert scan_pattern(r"a.*b(c)") == "a"
+    # Not inside groups or alternations, where cutting would lose matches.
+    assert scan_pattern(r"(?:a.+b|c)d") == r"(?:a.+b|c)d"
+    assert scan_pattern(r"a.+b|c") == r"a.+b|c"
+    assert scan_pattern(r"[.+]x") == r"[.+]x"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,45 @@ def test_keyword_memory_is_bounded() -> None:
     assert res.lines == 5000
     assert 0 < len(res.keywords) <= 400
     assert res.keywords[-1].line == 5000
+
+
+@pytest.mark.skipif(not hyperscan_available(), reason="no hyperscan wheel")
+def test_unscannable_user_trigger_is_a_config_error() -> None:
+    from repopilot.ci.catalog import Catalog, load_rule_files
+    from repopilot.core import ConfigError
+
+    bad = load_rule_files([("u.toml", b"""
+format = 1
+[[rule]]
+id = "u.bad"
+category = "build"
+ecosystem = "x"
+tool = "x"
+trigger = '(?>ab)c'
+confidence = 0.9
+hint = "h"
+[[rule.example]]
+text = "abc"
+match = true
+[[rule.example]]
+text = "b"
+match = false
+""")])
+    with pytest.raises(ConfigError, match="cannot be scanned"):
+        Scanner(Catalog(version="1", rules=bad.rules), engine="hyperscan")
+
+
+def test_falls_back_to_re_without_hyperscan(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "hyperscan", None)  # `import hyperscan` now raises ImportError
+    assert not hyperscan_available()
+    sc = Scanner(load_catalog())
+    assert sc.engine.name == "re"
+    res = sc.scan(io.BytesIO((FIXTURES / "go-build-error.log").read_bytes()))
+    assert res.engine == "re" and any(h.rule.id == "go.build-error" for h in res.hits)
+
+
+def test_huge_line_is_truncated_not_buffered() -> None:
+    data = b"start\n" + b"x" * (3 * 1024 * 1024) + b" --- FAIL: TestLate (0.1s)\n--- FAIL: TestNext (0.2s)\n"
+    res = _scan(data, "re", chunk=64 * 1024)
+    assert res.lines == 3 and res.size == len(data)
+    assert [h.line for h in res.hits if h.rule.id == "go.test-failed"] == [3]
