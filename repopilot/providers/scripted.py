@@ -44,7 +44,6 @@ class ScriptedModel:
         self._replies: list[Reply] = [] if callable(replies) else list(replies)
         self._price = price_per_mtok
         self.calls: list[dict[str, Any]] = []  # what each call received, for assertions in tests
-        self._counter = 0
 
     def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
              on_text: TextCallback | None = None, deadline: float | None = None) -> ModelResponse:
@@ -71,9 +70,11 @@ class ScriptedModel:
             msg = reply
         elif isinstance(reply, dict):
             calls = []
-            for raw in reply.get("tool_calls", []):
-                self._counter += 1
-                calls.append(ToolCall(id=raw.get("id") or f"call_{self._counter}", name=raw["name"],
+            # Ids unique within the conversation, also across a resume in another process: the turn number
+            # comes from the conversation, not from this object.
+            turn = sum(isinstance(m, AssistantMessage) for m in messages) + 1
+            for index, raw in enumerate(reply.get("tool_calls", []), 1):
+                calls.append(ToolCall(id=raw.get("id") or f"call_{turn}_{index}", name=raw["name"],
                                       arguments=raw.get("arguments", {}),
                                       arguments_error=raw.get("arguments_error")))
             msg = AssistantMessage(content=reply.get("content", ""), tool_calls=calls)

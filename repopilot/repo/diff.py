@@ -260,6 +260,30 @@ def _recount(diff: str) -> str:
     return "\n".join(out)
 
 
+def _context_hint(diff: str) -> str:
+    """A hint when a hunk has fewer context lines on one side of its change than on the other: git then anchors
+    the hunk to the end (or start) of the file, the usual reason a model's otherwise right diff does not apply."""
+    lines = diff.split("\n")
+    for i, line in enumerate(lines):
+        if not _HUNK.match(line):
+            continue
+        body: list[str] = []
+        for nxt in lines[i + 1:]:
+            if nxt[:1] not in (" ", "+", "-", "\\") or nxt.startswith(("--- ", "+++ ")):
+                break
+            body.append(nxt)
+        changed = [k for k, ln in enumerate(body) if ln[:1] in ("+", "-")]
+        if not changed:
+            continue
+        leading, trailing = changed[0], len(body) - 1 - changed[-1]
+        if leading != trailing:
+            return (f"; note that hunk {line.split('@@')[1].strip()!r} has {leading} context line(s) before "
+                    f"its change and {trailing} after: git then pins it to the "
+                    f"{'end' if trailing < leading else 'start'} of the file. Give the same number of unchanged "
+                    "lines (3 is usual) before and after each change")
+    return ""
+
+
 def _strip_level(patches: list[FilePatch]) -> int:
     olds = [p.old_path for p in patches if p.old_path is not None]
     news = [p.new_path for p in patches if p.new_path is not None]
@@ -380,5 +404,6 @@ def _validate(root: Path, diff: str, *, max_files: int, max_lines: int, base: st
             git(root, [*git_apply_args(level)[:-1], "--check", "-"], input=diff, env=env)
         except GitFailed as exc:
             raise InvalidDiff(f"the diff does not apply to {base} ({commit[:12]}): {_explain(exc.stderr)}. "
-                              "Read the current file with read_file and copy the context lines exactly") from None
+                              "Read the current file with read_file and copy the context lines exactly"
+                              + _context_hint(diff)) from None
     return ValidatedDiff(diff=diff, files=files, strip=level, base=commit, added=added, removed=removed)

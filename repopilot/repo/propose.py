@@ -31,12 +31,14 @@ def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS) ->
                 with about 3 unchanged context lines copied exactly from the current file (read it first).
             explanation: Why this change fixes the failure, in a few sentences; the first line is the summary.
         """
-        recorded = ctx.state.setdefault(_PROPOSALS, {})
-        if ctx.tool_call_id in recorded:
-            raise ApprovalRequired(Proposal.model_validate(recorded[ctx.tool_call_id]))
+        # Checked first: once a fix is applied the run never goes back to awaiting approval, whatever call id
+        # a model (or a replayed script) sends.
         if ctx.state.get(APPLIED_BRANCH):
             raise InvalidDiff(f"a fix for this run was already approved and applied on branch "
                               f"{ctx.state[APPLIED_BRANCH]}; do not propose again, give your final answer")
+        recorded = ctx.state.setdefault(_PROPOSALS, {})
+        if ctx.tool_call_id in recorded:
+            raise ApprovalRequired(Proposal.model_validate(recorded[ctx.tool_call_id]))
         try:
             if not explanation.strip():
                 raise InvalidDiff("the explanation is empty: say why this change fixes the failure")

@@ -14,7 +14,7 @@ import pytest
 
 from repopilot.cli import fix as fix_cli
 from repopilot.cli.main import main
-from repopilot.core import AssistantMessage, Message, ToolSpec, diff_sha256, load_trace
+from repopilot.core import AssistantMessage, Message, ToolSpec, diff_sha256, load_trace, runs_dir
 from repopilot.providers import PROVIDERS, ProviderInfo, ScriptedModel
 
 FIX = """--- a/src/calc.py
@@ -409,3 +409,28 @@ def test_a_run_in_use_by_another_process_is_refused(git_repo: Path, log: Path, s
         holder.kill()
         holder.wait()
     assert main(["approve", run_id]) == 0  # the lock went with its process
+
+
+def test_a_reused_call_id_after_approval_never_reopens_the_proposal(
+        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A model (or a replayed script) that sends propose_fix again with an id it used before must not turn an
+    approved run back into one awaiting approval."""
+    log = tmp_path / "ci.log"
+    log.write_text(LOG)
+    script = tmp_path / "model.json"
+    script.write_text(json.dumps([READ, PROPOSE, PROPOSE, FINAL]))
+    monkeypatch.setenv("REPOPILOT_MODEL", f"scripted:{script}")
+    monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: False)
+    assert main(["fix", str(log), "--repo", str(git_repo)]) == 3
+    run_id = _run_ids()[-1]
+    assert main(["approve", run_id, "--repo", str(git_repo)]) == 0
+    assert main(["resume", run_id]) == 0
+    trace = load_trace(run_id)
+    assert trace.status == "completed" and trace.answer == FINAL
+    assert trace.proposal is not None and trace.proposal["decision"] == "approved"
+    again = [s for s in trace.steps if s.type == "tool_result" and s.tool_name == "propose_fix"][-1]
+    assert again.error and "already approved and applied" in again.error
+
+
+def _run_ids() -> list[str]:
+    return sorted(p.stem for p in runs_dir().glob("*.json"))

@@ -203,3 +203,18 @@ def test_recount_does_not_save_a_diff_that_does_not_apply(git_repo: Path) -> Non
     wrong = FIX.replace("@@ -1,2 +1,2 @@", "@@ -1,3 +1,3 @@").replace("a - b", "a / b")
     with pytest.raises(InvalidDiff, match="does not apply"):
         validate_diff(git_repo, wrong)
+
+
+def test_asymmetric_context_gets_a_hint_the_model_can_act_on(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "calc.py").write_text(
+        'def add(a, b):\n    """Sum."""\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n')
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "c"], cwd=root,
+                   check=True)
+    diff = ('--- a/calc.py\n+++ b/calc.py\n@@ -1,3 +1,3 @@\n def add(a, b):\n     """Sum."""\n'
+            '-    return a - b\n+    return a + b\n')
+    with pytest.raises(InvalidDiff, match="2 context line\\(s\\) before its change and 0 after"):
+        validate_diff(root, diff)
