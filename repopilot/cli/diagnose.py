@@ -92,7 +92,8 @@ def diagnose(
                 with _progress(log) as progress:
                     result = diagnose_input(log, baseline=base, model=model, recorder=rec,
                                             token_budget=token_budget, progress=progress)
-                reports.append(result.to_dict())
+                # `run_id` is the CI run (from a run URL); `trace_run_id` names this diagnosis's own trace.
+                reports.append({**result.to_dict(), "trace_run_id": rec.trace.run_id})
         except BaseException:
             rec.finish("failed")
             raise
