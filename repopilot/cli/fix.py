@@ -13,7 +13,7 @@ import getpass
 import os
 import shlex
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ import typer
 from rich.syntax import Syntax
 
 from ..ci import diagnose_source
+from ..ci.render import render_text
 from ..core import (
     Agent,
     ApprovalError,
@@ -93,19 +94,10 @@ def _stdin_is_terminal() -> bool:
 
 # -- showing ------------------------------------------------------------------------------------------------
 
-def _show_diagnosis(reports: Sequence[Mapping[str, Any]]) -> None:
+def _show_diagnosis(reports: Sequence[dict[str, Any]]) -> None:
+    """The same report `repopilot diagnose` prints, then what part of the log the model is given."""
     for report in reports:
-        out.print(f"[bold]Diagnosis[/bold] of {report.get('source', '?')}: category "
-                  f"[bold]{report.get('category', 'unknown')}[/bold] (decided by {report.get('decided_by', 'none')})",
-                  highlight=False)
-        for failure in report.get("failures") or []:
-            where = failure.get("file") or ""
-            if where and failure.get("line"):
-                where = f"{where}:{failure['line']}"
-            out.print(f"  - {failure.get('rule', '?')}: {failure.get('message', '')}"
-                      + (f" at {where}" if where else ""), markup=False)
-            if failure.get("hint"):
-                out.print(f"    hint: {failure['hint']}", markup=False)
+        render_text(report, out)
         ranges = ", ".join(f"{a}-{b}" for a, b in (report.get("excerpt") or {}).get("ranges") or [])
         if ranges:
             out.print(f"  excerpt given to the model: log lines {ranges}", markup=False)
