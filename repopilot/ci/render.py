@@ -25,8 +25,13 @@ def _causal(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [f for f in report["failures"] if f.get("causal")] or report["failures"][:1]
 
 
+def _name(report: dict[str, Any]) -> str:
+    # `log` is the engine's display name; a report holding only the documented contract has `source`.
+    return str(report.get("log") or report.get("source") or "log")
+
+
 def render_text(report: dict[str, Any], console: Console, *, verbose: bool = False) -> None:
-    head = f"[bold]{escape(report['log'])}[/bold]: "
+    head = f"[bold]{escape(_name(report))}[/bold]: "
     cat = report["category"]
     colour = "green" if cat == "unknown" else "red"
     head += f"[{colour} bold]{cat}[/{colour} bold] (decided by {report['decided_by']}"
@@ -80,7 +85,7 @@ def render_markdown(reports: list[dict[str, Any]]) -> str:
     out: list[str] = []
     for report in reports:
         failures = _causal(report)
-        out.append(f"### RepoPilot: `{_md(report['log'])}` failed: **{report['category']}**")
+        out.append(f"### RepoPilot: `{_md(_name(report))}` failed: **{report['category']}**")
         out.append("")
         out.append(f"Decided by {report['decided_by']}; {len(report['error_lines'])} causal lines.")
         if report.get("summary"):
@@ -133,7 +138,7 @@ def render_github(reports: list[dict[str, Any]]) -> str:
         failures = _causal(report)
         if not failures:
             out.append(f"::error title={_escape_property('RepoPilot: ' + report['category'])}::"
-                       f"{_escape_data('No known error pattern matched in ' + report['log'])}")
+                       f"{_escape_data('No known error pattern matched in ' + _name(report))}")
         for f in failures:
             props = []
             if f.get("file"):
@@ -147,6 +152,6 @@ def render_github(reports: list[dict[str, Any]]) -> str:
             body = f["message"]
             if f.get("hint"):
                 body += f"\nHint: {f['hint']}"
-            body += f"\n(log {report['log']}, line {f['lines'][0]['line'] if f['lines'] else '?'})"
+            body += f"\n(log {_name(report)}, line {f['lines'][0]['line'] if f['lines'] else '?'})"
             out.append(f"::error {','.join(props)}::{_escape_data(body)}")
     return "\n".join(out[:MAX_ANNOTATIONS]) + ("\n" if out else "")
