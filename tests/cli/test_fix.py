@@ -378,7 +378,7 @@ def test_the_seed_is_built_from_the_diagnosis_contract(git_repo: Path, log: Path
     assert main(["fix", str(log), "--repo", str(git_repo)]) == 3
     assert got[0]["source"] == str(log) and got[0]["model"] is not None and got[0]["recorder"] is not None
     out = capsys.readouterr().out
-    assert "category test" in out and "at tests/test_calc.py:5" in out and "hint: the code" in out
+    assert ": test (decided by rules" in out and "tests/test_calc.py:5" in out and "hint: the code" in out
     seed = script.seen[0][1].content
     assert "tests/test_calc.py:5" in seed and "Category: test (decided by rules)" in seed
     assert "1 failed in 0.03s" not in seed  # only the diagnosis, never the log itself
