@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         row["ex_recall_shown"] = len(e & (shown - folded)) / len(e) if e else 1.0
         row["ex_e"] = len(e)
         row["ex_e_covered"] = len(e & shown)
+        row["ex_e_shown"] = len(e & (shown - folded))
         row["ex_tokens"] = res.excerpt.tokens
         row["ex_hit"] = float(bool(e & shown))
         rows.append(row)
@@ -139,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             "recall_median": round(statistics.median(r["ex_recall"] for r in rows), 3),
             "recall_shown_only_mean": round(statistics.mean(r["ex_recall_shown"] for r in rows), 3),
             "recall_pooled": round(sum(r["ex_e_covered"] for r in rows) / sum(r["ex_e"] for r in rows), 3),
+            "recall_shown_only_pooled": round(sum(r["ex_e_shown"] for r in rows) / sum(r["ex_e"] for r in rows), 3),
+            "over_budget": sum(1 for r in rows if r["ex_tokens"] > args.budget),
             "tokens_median": statistics.median(r["ex_tokens"] for r in rows),
             "tokens_max": max(r["ex_tokens"] for r in rows),
             "hit": round(statistics.mean(r["ex_hit"] for r in rows), 3),
@@ -159,8 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<16}{s['p']:>10.3f}{s['r']:>8.3f}{s['f1']:>7.3f}{s['hit']:>7.3f}")
     ex = summary["excerpt"]
     print(f"excerpt: recall mean {ex['recall_mean']:.3f}, median {ex['recall_median']:.3f}, pooled "
-          f"{ex['recall_pooled']:.3f} (lines shown or folded; shown only: mean {ex['recall_shown_only_mean']:.3f}); "
-          f"tokens median {ex['tokens_median']}, max {ex['tokens_max']} (budget {args.budget})")
+          f"{ex['recall_pooled']:.3f} (lines shown or folded; shown only: mean {ex['recall_shown_only_mean']:.3f}, "
+          f"pooled {ex['recall_shown_only_pooled']:.3f}); tokens median {ex['tokens_median']}, max "
+          f"{ex['tokens_max']} (budget {args.budget}, {ex['over_budget']} cases over)")
     print(f"{len(rows)} cases in {elapsed:.1f}s, engine {scanner.engine.name}; details in {out}")
     return 0
 
