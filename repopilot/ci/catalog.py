@@ -23,6 +23,7 @@ __all__ = [
     "BlockSpec",
     "Catalog",
     "Example",
+    "FieldSource",
     "Rule",
     "load_catalog",
     "load_rule_files",
@@ -36,10 +37,12 @@ FIELDS = ("file", "line", "column", "test", "package", "message", "code")
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _RULE_KEYS = {
     "id", "category", "subcategory", "ecosystem", "tool", "trigger", "ignore_case", "exclude", "confidence",
-    "hint", "message", "block", "example", "title",
+    "hint", "message", "block", "example", "title", "fields_from", "next_line",
 }
 _BLOCK_KEYS = {"before", "after", "up_while", "up_until", "down_while", "down_until", "max_lines"}
 _EXAMPLE_KEYS = {"text", "match", "lines", "fields", "note"}
+_FIELDS_FROM_KEYS = {"pattern", "search"}
+SEARCHES = ("down", "up", "from_end")
 # What a leading `^` means in the raw scan: the start of a line, after the runner's timestamp if any, or the
 # start of a `\r` segment. Kept in sync with lines.TIMESTAMP.
 # What a leading `^` means in the raw scan: the start of a line, the end of the runner's timestamp prefix
@@ -61,6 +64,15 @@ class BlockSpec:
     down_while: re.Pattern[str] | None = None
     down_until: re.Pattern[str] | None = None
     max_lines: int = 40
+
+
+@dataclass(frozen=True)
+class FieldSource:
+    """A line of the block that fields come from (see FORMAT.md, "fields_from"): the nearest line below the
+    trigger (`down`), above it (`up`), or the block's last line (`from_end`) that `pattern` matches."""
+
+    pattern: re.Pattern[str]
+    search: str = "down"
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,8 @@ class Rule:
     message: str | None = None  # a template over the named groups, e.g. "{test} failed"
     block: BlockSpec = field(default_factory=BlockSpec)
     examples: tuple[Example, ...] = ()
+    fields_from: tuple[FieldSource, ...] = ()
+    next_line: re.Pattern[str] | None = None  # the line after the trigger must match this for the rule to fire
 
     @property
     def scan_patterns(self) -> tuple[str, ...]:
@@ -276,6 +290,8 @@ def _rule(name: str, raw: dict[str, Any]) -> Rule:
             raise ConfigError(f"{where}: lookarounds and backreferences cannot be scanned; use `exclude`")
     exclude = _regex(f"{where}: exclude", raw["exclude"], flags) if "exclude" in raw else None
     block = _block(where, raw.get("block", {}))
+    fields_from = _fields_from(where, raw.get("fields_from", []), flags)
+    next_line = _regex(f"{where}: next_line", raw["next_line"], flags) if "next_line" in raw else None
     examples = tuple(_example(f"{where}: example {i + 1}", ex) for i, ex in enumerate(raw.get("example", [])))
     if not any(e.match for e in examples) or all(e.match for e in examples):
         raise ConfigError(f"{where}: at least one positive (match = true) and one near-miss negative "
@@ -287,8 +303,29 @@ def _rule(name: str, raw: dict[str, Any]) -> Rule:
         id=rid, category=raw["category"], ecosystem=raw["ecosystem"], tool=raw["tool"], triggers=triggers,
         confidence=float(conf), hint=raw["hint"], source=name, title=str(raw.get("title", "")),
         subcategory=raw.get("subcategory"), ignore_case=ignore_case, exclude=exclude, message=message,
-        block=block, examples=examples,
+        block=block, examples=examples, fields_from=fields_from, next_line=next_line,
     )
+
+
+def _fields_from(where: str, raw: Any, flags: int) -> tuple[FieldSource, ...]:
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise ConfigError(f"{where}: `fields_from` must be an array of tables ({{ pattern = '...', search = ... }})")
+    out: list[FieldSource] = []
+    for i, spec in enumerate(raw):
+        at = f"{where}: fields_from {i + 1}"
+        unknown = set(spec) - _FIELDS_FROM_KEYS
+        if unknown:
+            raise ConfigError(f"{at}: unknown keys {sorted(unknown)}")
+        pattern = _regex(at, spec.get("pattern"), flags)
+        bad = set(pattern.groupindex) - set(FIELDS)
+        if bad or not pattern.groupindex:
+            raise ConfigError(f"{at}: needs named groups among {', '.join(FIELDS)}"
+                              + (f"; unknown {sorted(bad)}" if bad else ""))
+        search = spec.get("search", "down")
+        if search not in SEARCHES:
+            raise ConfigError(f"{at}: `search` must be one of {', '.join(SEARCHES)}")
+        out.append(FieldSource(pattern=pattern, search=search))
+    return tuple(out)
 
 
 def _block(where: str, raw: Any) -> BlockSpec:

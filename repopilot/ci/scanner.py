@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..core import ConfigError
-from .blocks import Hit, extend_block, match_line
+from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .lines import clean_text, display_text, strip_ansi_bytes
 
@@ -440,7 +440,7 @@ class _State:
         for i in idxs:
             rule = rules[i]
             got = match_line(rule, text)
-            if got is not None:
+            if got is not None and next_line_ok(rule, window.get, n):
                 found.append((rule, got[0], got[1]))
         if not found:
             return
@@ -457,6 +457,7 @@ class _State:
         for other, _, _ in found[1:]:
             a, b = extend_block(other, window.get, n)
             first, last = min(first, a), max(last, b)
+        fields, message = block_fields(rule, window.get, n, first, last, fields, message)
         hit = Hit(rule=rule, line=n, first=first, last=last, fields=fields, message=message)
         self.res.hits.append(hit)
         self.open_blocks[rule.id] = hit
