@@ -121,9 +121,25 @@ def extend_block(rule: Rule, get: LineGetter, n: int) -> tuple[int, int]:
     if spec.down_while is not None:
         while last - first + 1 < limit:
             text = get(last + 1)
-            if text is None or not _any_segment(spec.down_while, text):
+            if text is not None and _any_segment(spec.down_while, text):
+                last += 1
+                continue
+            # A few lines that do not match (a multi-line exception message) are taken when a matching line
+            # follows them within `down_gap`, unless one of them starts a block of this rule (the next
+            # exception is its own failure, so repeats stay countable).
+            if text is None or not spec.down_gap:
                 break
-            last += 1
+            resume = None
+            for k in range(last + 1, min(last + 2 + spec.down_gap, first + limit)):
+                t = get(k)
+                if t is None or match_line(rule, t) is not None:
+                    break
+                if k > last + 1 and _any_segment(spec.down_while, t):
+                    resume = k
+                    break
+            if resume is None:
+                break
+            last = resume
     elif spec.down_until is not None:
         for k in range(n + 1, first + limit):
             text = get(k)

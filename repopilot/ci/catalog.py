@@ -39,7 +39,8 @@ _RULE_KEYS = {
     "id", "category", "subcategory", "ecosystem", "tool", "trigger", "ignore_case", "exclude", "confidence",
     "hint", "message", "block", "example", "title", "fields_from", "next_line",
 }
-_BLOCK_KEYS = {"before", "after", "up_while", "up_until", "down_while", "down_until", "max_lines"}
+_BLOCK_KEYS = {"before", "after", "up_while", "up_until", "down_while", "down_until", "max_lines", "down_gap"}
+_MAX_GAP = 10
 _EXAMPLE_KEYS = {"text", "match", "lines", "fields", "note"}
 _FIELDS_FROM_KEYS = {"pattern", "search"}
 SEARCHES = ("down", "up", "from_end")
@@ -64,6 +65,7 @@ class BlockSpec:
     down_while: re.Pattern[str] | None = None
     down_until: re.Pattern[str] | None = None
     max_lines: int = 40
+    down_gap: int = 0  # lines `down_while` may skip when a matching line follows them
 
 
 @dataclass(frozen=True)
@@ -343,9 +345,12 @@ def _block(where: str, raw: Any) -> BlockSpec:
         if not isinstance(value, int) or value < 0 or (key == "max_lines" and not 1 <= value <= 2000):
             raise ConfigError(f"{where}: block.{key} must be a non-negative integer (max_lines 1..2000)")
         ints[key] = value
+    gap = raw.get("down_gap", 0)
+    if not isinstance(gap, int) or not 0 <= gap <= _MAX_GAP or (gap and "down_while" not in raw):
+        raise ConfigError(f"{where}: block.down_gap must be an integer 0..{_MAX_GAP}, used with down_while")
     pats = {k: _regex(f"{where}: block.{k}", raw[k]) for k in ("up_while", "up_until", "down_while", "down_until")
             if k in raw}
-    return BlockSpec(before=ints["before"], after=ints["after"], max_lines=ints["max_lines"],
+    return BlockSpec(before=ints["before"], after=ints["after"], max_lines=ints["max_lines"], down_gap=gap,
                      up_while=pats.get("up_while"), up_until=pats.get("up_until"),
                      down_while=pats.get("down_while"), down_until=pats.get("down_until"))
 

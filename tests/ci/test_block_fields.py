@@ -113,3 +113,45 @@ def test_a_trigger_matches_after_tput_sgr0() -> None:
     rule = load_catalog().by_id("rustc.error")
     hits = match_text(rule, "\x1b(B\x1b[m\x1b[1merror[E0308]\x1b(B\x1b[m: mismatched types\n --> src/a.rs:1:2\n")
     assert hits and hits[0].fields["file"] == "src/a.rs" and hits[0].message == "mismatched types"
+
+
+GAP = """
+format = 1
+[[rule]]
+id = "t.exc"
+category = "build"
+ecosystem = "x"
+tool = "x"
+trigger = '^(?P<message>\\w+Exception: .*)$'
+block = {{ down_while = '^\\s+at ', {gap} max_lines = 50 }}
+confidence = 0.9
+hint = "h"
+[[rule.example]]
+text = "BadException: x"
+match = true
+[[rule.example]]
+text = "fine"
+match = false
+"""
+TRACES = ("BoomException: first line\nsecond line of the message\n\n  at a(A.java:1)\n  at b(B.java:2)\n"
+          "[INFO] between\nBoomException: again\n  at a(A.java:1)\nunrelated 1\nunrelated 2\nunrelated 3\n"
+          "unrelated 4\n  at z(Z.java:9)\n")
+
+
+def _gap_rule(gap: str):
+    return load_rule_files([("t.toml", GAP.format(gap=gap).encode())]).rules[0]
+
+
+def test_down_gap_takes_a_multi_line_message_but_not_the_next_failure() -> None:
+    plain = [(h.first, h.last) for h in match_text(_gap_rule(""), TRACES)]
+    assert plain == [(1, 1), (7, 8)]
+    gapped = [(h.first, h.last) for h in match_text(_gap_rule("down_gap = 3,"), TRACES)]
+    # The message's second line and the blank line are taken; `[INFO] between` is followed by a new exception
+    # (a block of its own), and four unrelated lines are more than the gap.
+    assert gapped == [(1, 5), (7, 8)]
+
+
+@pytest.mark.parametrize("gap", ["down_gap = 11,", "down_gap = -1,", "down_gap = 'x',"])
+def test_bad_down_gap_is_refused(gap: str) -> None:
+    with pytest.raises(ConfigError, match="down_gap"):
+        _gap_rule(gap)
