@@ -14,6 +14,7 @@ __all__ = ["DEFAULT_TOKEN_BUDGET", "Excerpt", "build_excerpt", "estimate_tokens"
 DEFAULT_TOKEN_BUDGET = 1500
 _CONTEXT = 2
 _MAX_LINE_CHARS = 240
+_MIN_LINE_CHARS = 120  # under budget pressure, a block's other lines are shortened to no less than this
 _STEP_TAIL = 12
 
 
@@ -135,6 +136,13 @@ class _Budget:
         self.items: set[Item] = set()
         self._cost: dict[Item, int] = {}
 
+    def narrow(self, lines: list[int], width: int, original: dict[int, str]) -> None:
+        """Show `lines` cut to `width` characters (from their `original` text)."""
+        for n in lines:
+            text = original[n]
+            self.texts[n] = text if len(text) <= width else text[:width] + " …"
+            self._cost.pop(n, None)
+
     def cost_of(self, item: Item) -> int:
         c = self._cost.get(item)
         if c is None:
@@ -216,6 +224,20 @@ def _fit_blocks(blocks: list[_Block], budget: _Budget, notes: dict[tuple[int, in
         return out
 
     if not blocks or budget.add(items(None, None)):
+        return
+    # Shorten long lines before hiding any: every line of every block stays visible, with its start (the
+    # trigger lines, the real errors, keep their full width).
+    triggers = {b.trigger for b in blocks}
+    others = [n for b in blocks for n in b.lines if n not in triggers and len(budget.texts[n]) > _MIN_LINE_CHARS]
+    original = {n: budget.texts[n] for n in others}
+
+    def fits_at(width: int) -> bool:
+        budget.narrow(others, width, original)
+        return budget.fits(items(None, None))
+
+    if others and fits_at(_MIN_LINE_CHARS):
+        fits_at(_bisect(_MIN_LINE_CHARS, _MAX_LINE_CHARS, fits_at))
+        budget.add(items(None, None))
         return
     longest_run = max((b - a + 1 for blk in blocks for a, b in blk.runs), default=0)
     if longest_run > _MIN_RUN_KEEP and budget.fits(items(_MIN_RUN_KEEP, None)):

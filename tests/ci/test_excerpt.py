@@ -68,3 +68,14 @@ def test_repeats_are_shown_when_room_is_left_and_folded_otherwise(tmp_path: Path
     assert any("repeated" in line for line in tight["text"].splitlines())
     covered = {n for a, b in tight["ranges"] for n in range(a, b + 1)}
     assert {k * 2 + 3 for k in range(12)} <= covered  # every repeat is shown or folded
+
+
+def test_long_lines_are_shortened_before_any_line_is_hidden(tmp_path: Path) -> None:
+    tail = " because of a very long explanation that goes on" * 3
+    frames = "".join(f"\tat com.acme.Service.call{i}(Service.java:{i}){tail}\n" for i in range(40))
+    text = "[INFO] start\njava.lang.IllegalStateException: boom" + tail + "\n" + frames + "[INFO] end\n"
+    ex = _excerpt(tmp_path, text, 1500)
+    assert ex["folded"] == [] and set(range(2, 43)) <= _shown(ex)  # every line shown, none folded
+    rows = ex["text"].splitlines()
+    assert any(r.endswith(" …") and len(r) < 250 for r in rows)  # frames cut short
+    assert any(tail.strip() in r for r in rows if "IllegalStateException" in r)  # the trigger line kept whole
