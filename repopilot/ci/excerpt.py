@@ -3,6 +3,7 @@ step's header and tail, with line numbers, within a token budget. Never the whol
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -164,10 +165,13 @@ class _Budget:
         return False
 
     def add_partly(self, extra: Sequence[Item], limit: int | None = None) -> None:
-        """Add the items one by one while they fit (and, with `limit`, while they cost less than that)."""
+        """Add the items one by one while they fit (and, with `limit`, after the first, while all of them cost
+        less than that)."""
         start = self.total(self.items)
-        for item in extra:
-            if limit is not None and self.total(self.items | {item}) - start > limit:
+        for i, item in enumerate(extra):
+            if self.budget - self.total(self.items) < _GAP_TOKENS + 2:
+                break  # nothing more can fit
+            if limit is not None and i and self.total(self.items | {item}) - start > limit:
                 break
             self.add([item])
 
@@ -305,11 +309,12 @@ def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerp
         if not f.more_ranges:
             continue
         stretches = _merge(f.more_ranges)
+        starts = sorted(r[0] for r in f.more_ranges)
         for a, b in stretches:
-            times = sum(1 for r in f.more_ranges if a <= r[0] <= b)
+            times = bisect.bisect_right(starts, b) - bisect.bisect_left(starts, a)
             notes[(a, b)] = f"the failure above repeated {times} more times"
         chosen.add_partly([s for s in stretches if not any(n in seen for n in range(s[0], s[1] + 1))],
-                          limit=budget // 4)
+                          limit=budget // 10)
         repeats.append([n for a, b in f.more_ranges for n in range(a, b + 1) if n in texts and n not in seen])
     _fit_blocks(blocks, chosen, notes)
     for lines in repeats:

@@ -65,7 +65,7 @@ def test_repeats_are_shown_when_room_is_left_and_folded_otherwise(tmp_path: Path
     roomy = _excerpt(tmp_path, text, 1500)
     assert roomy["folded"] == []
     tight = _excerpt(tmp_path, text, 150)
-    assert any("repeated" in line for line in tight["text"].splitlines())
+    assert any("repeated 9 more times" in line for line in tight["text"].splitlines())  # 12 = 3 shown + 9
     covered = {n for a, b in tight["ranges"] for n in range(a, b + 1)}
     assert {k * 2 + 3 for k in range(12)} <= covered  # every repeat is shown or folded
 
