@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from repopilot.ci.engine import default_scanner, diagnose_input  # noqa: E402
-from repopilot.ci.lines import clean_text  # noqa: E402
+from repopilot.ci.excerpt import estimate_tokens  # noqa: E402
+from repopilot.ci.lines import clean_text, display_text  # noqa: E402
 from repopilot.ci.scanner import KEYWORDS  # noqa: E402
 from repopilot.ci.sources import open_sources  # noqa: E402
 
@@ -79,6 +80,21 @@ def tail_lines(data: bytes, n: int = 50) -> set[int]:
     return set(range(max(1, total - n + 1), total + 1))
 
 
+def shown_ceiling(data: bytes, e: set[int], budget: int) -> float:
+    """The share of the E lines any excerpt could show within `budget`: the cheapest lines first, as the excerpt
+    renders them (number gutter, 240 characters at most), without context, headers or fold lines."""
+    lines = data.split(b"\n")
+    costs = sorted(estimate_tokens(f"{n:>6} | " + display_text(clean_text(lines[n - 1]))[:242]) + 1
+                   for n in e if n <= len(lines))
+    used = shown = 0
+    for c in costs:
+        if used + c > budget:
+            break
+        used += c
+        shown += 1
+    return shown / len(e) if e else 1.0
+
+
 def summarize(rows: list[dict[str, float]], prefix: str) -> dict[str, float]:
     keys = ("p", "r", "f1", "hit")
     return {k: round(statistics.mean(r[f"{prefix}_{k}"] for r in rows), 3) for k in keys}
@@ -119,8 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         folded = {n for a, b in res.excerpt.folded for n in range(a, b + 1)}
         row["ex_recall"] = len(e & shown) / len(e) if e else 1.0
         row["ex_recall_shown"] = len(e & (shown - folded)) / len(e) if e else 1.0
+        row["ex_shown_ceiling"] = shown_ceiling(data, e, args.budget)
         row["ex_e"] = len(e)
         row["ex_e_covered"] = len(e & shown)
+        row["ex_e_shown"] = len(e & (shown - folded))
         row["ex_tokens"] = res.excerpt.tokens
         row["ex_hit"] = float(bool(e & shown))
         rows.append(row)
@@ -139,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
             "recall_median": round(statistics.median(r["ex_recall"] for r in rows), 3),
             "recall_shown_only_mean": round(statistics.mean(r["ex_recall_shown"] for r in rows), 3),
             "recall_pooled": round(sum(r["ex_e_covered"] for r in rows) / sum(r["ex_e"] for r in rows), 3),
+            "recall_shown_only_ceiling_mean": round(statistics.mean(r["ex_shown_ceiling"] for r in rows), 3),
+            "recall_shown_only_pooled": round(sum(r["ex_e_shown"] for r in rows) / sum(r["ex_e"] for r in rows), 3),
+            "over_budget": sum(1 for r in rows if r["ex_tokens"] > args.budget),
             "tokens_median": statistics.median(r["ex_tokens"] for r in rows),
             "tokens_max": max(r["ex_tokens"] for r in rows),
             "hit": round(statistics.mean(r["ex_hit"] for r in rows), 3),
@@ -159,8 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<16}{s['p']:>10.3f}{s['r']:>8.3f}{s['f1']:>7.3f}{s['hit']:>7.3f}")
     ex = summary["excerpt"]
     print(f"excerpt: recall mean {ex['recall_mean']:.3f}, median {ex['recall_median']:.3f}, pooled "
-          f"{ex['recall_pooled']:.3f} (lines shown or folded; shown only: mean {ex['recall_shown_only_mean']:.3f}); "
-          f"tokens median {ex['tokens_median']}, max {ex['tokens_max']} (budget {args.budget})")
+          f"{ex['recall_pooled']:.3f} (lines shown or folded; shown only: mean {ex['recall_shown_only_mean']:.3f}, "
+          f"pooled {ex['recall_shown_only_pooled']:.3f}; at most {ex['recall_shown_only_ceiling_mean']:.3f} could "
+          f"be shown within the budget); tokens median {ex['tokens_median']}, max "
+          f"{ex['tokens_max']} (budget {args.budget}, {ex['over_budget']} cases over)")
     print(f"{len(rows)} cases in {elapsed:.1f}s, engine {scanner.engine.name}; details in {out}")
     return 0
 

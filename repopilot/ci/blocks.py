@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from .catalog import Rule, scan_pattern
 from .lines import clean_text, segments, strip_ansi_bytes
 
-__all__ = ["Hit", "LineGetter", "extend_block", "match_line", "match_text"]
+__all__ = ["Hit", "LineGetter", "block_fields", "extend_block", "match_line", "match_text", "next_line_ok"]
 
 # 1-based line number -> cleaned text, or None past either end of what is available.
 LineGetter = Callable[[int], "str | None"]
@@ -41,15 +41,57 @@ def match_line(rule: Rule, clean: str) -> tuple[dict[str, str], str] | None:
             if m is None:
                 continue
             groups = {k: v.strip() for k, v in m.groupdict().items() if v is not None and v.strip()}
-            if rule.message:
-                try:
-                    message = rule.message.format_map(_Default(groups))
-                except (ValueError, IndexError):
-                    message = rule.message
-            else:
-                message = groups.get("message") or seg.strip()
-            return groups, message.strip()[:500]
+            return groups, _message(rule, groups, seg)
     return None
+
+
+def _message(rule: Rule, groups: dict[str, str], default: str) -> str:
+    if rule.message:
+        try:
+            message = rule.message.format_map(_Default(groups))
+        except (ValueError, IndexError):
+            message = rule.message
+    else:
+        message = groups.get("message") or default.strip()
+    return message.strip()[:500]
+
+
+def next_line_ok(rule: Rule, get: LineGetter, n: int) -> bool:
+    """The rule's `next_line` condition on the line after trigger `n` (true when the rule has none)."""
+    if rule.next_line is None:
+        return True
+    text = get(n + 1)
+    return text is not None and _any_segment(rule.next_line, text)
+
+
+def block_fields(rule: Rule, get: LineGetter, n: int, first: int, last: int, fields: dict[str, str],
+                 message: str) -> tuple[dict[str, str], str]:
+    """Fields and message completed from the block `first..last` of trigger `n` as the rule's `fields_from`
+    says: the trigger's own groups win; a `message` group found in the block replaces the default message (the
+    trigger line), and a `message` template is applied again over all the fields."""
+    if not rule.fields_from:
+        return fields, message
+    found = dict(fields)
+    for spec in rule.fields_from:
+        if spec.search == "down":
+            order = range(n + 1, last + 1)
+        elif spec.search == "up":
+            order = range(n - 1, first - 1, -1)
+        else:
+            order = range(last, first - 1, -1)
+        for k in order:
+            text = get(k)
+            m = None if text is None else next((m for seg in segments(text) if (m := spec.pattern.search(seg))), None)
+            if m is None:
+                continue
+            for key, value in m.groupdict().items():
+                if value is not None and value.strip():
+                    found.setdefault(key, value.strip())
+            break
+    if found == fields:
+        return fields, message
+    default = message if "message" in fields or rule.message else ""
+    return found, _message(rule, found, default) or message
 
 
 class _Default(dict[str, str]):
@@ -79,9 +121,25 @@ def extend_block(rule: Rule, get: LineGetter, n: int) -> tuple[int, int]:
     if spec.down_while is not None:
         while last - first + 1 < limit:
             text = get(last + 1)
-            if text is None or not _any_segment(spec.down_while, text):
+            if text is not None and _any_segment(spec.down_while, text):
+                last += 1
+                continue
+            # A few lines that do not match (a multi-line exception message) are taken when a matching line
+            # follows them within `down_gap`, unless one of them starts a block of this rule (the next
+            # exception is its own failure, so repeats stay countable).
+            if text is None or not spec.down_gap:
                 break
-            last += 1
+            resume = None
+            for k in range(last + 1, min(last + 2 + spec.down_gap, first + limit)):
+                t = get(k)
+                if t is None or match_line(rule, t) is not None:
+                    break
+                if k > last + 1 and _any_segment(spec.down_while, t):
+                    resume = k
+                    break
+            if resume is None:
+                break
+            last = resume
     elif spec.down_until is not None:
         for k in range(n + 1, first + limit):
             text = get(k)
@@ -136,9 +194,10 @@ def match_text(rule: Rule, text: str | bytes) -> list[Hit]:
         if hits and hits[-1].first <= n <= hits[-1].last:
             continue  # inside the block of the previous hit, as the scanner does
         found = match_line(rule, cleaned[n - 1])
-        if found is None:
+        if found is None or not next_line_ok(rule, get, n):
             continue
         first, last = extend_block(rule, get, n)
-        hits.append(Hit(rule=rule, line=n, first=first, last=last, fields=found[0], message=found[1]))
+        fields, message = block_fields(rule, get, n, first, last, *found)
+        hits.append(Hit(rule=rule, line=n, first=first, last=last, fields=fields, message=message))
     return hits
 

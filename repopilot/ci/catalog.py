@@ -23,6 +23,7 @@ __all__ = [
     "BlockSpec",
     "Catalog",
     "Example",
+    "FieldSource",
     "Rule",
     "load_catalog",
     "load_rule_files",
@@ -36,10 +37,13 @@ FIELDS = ("file", "line", "column", "test", "package", "message", "code")
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _RULE_KEYS = {
     "id", "category", "subcategory", "ecosystem", "tool", "trigger", "ignore_case", "exclude", "confidence",
-    "hint", "message", "block", "example", "title",
+    "hint", "message", "block", "example", "title", "fields_from", "next_line",
 }
-_BLOCK_KEYS = {"before", "after", "up_while", "up_until", "down_while", "down_until", "max_lines"}
+_BLOCK_KEYS = {"before", "after", "up_while", "up_until", "down_while", "down_until", "max_lines", "down_gap"}
+_MAX_GAP = 10
 _EXAMPLE_KEYS = {"text", "match", "lines", "fields", "note"}
+_FIELDS_FROM_KEYS = {"pattern", "search"}
+SEARCHES = ("down", "up", "from_end")
 # What a leading `^` means in the raw scan: the start of a line, after the runner's timestamp if any, or the
 # start of a `\r` segment. Kept in sync with lines.TIMESTAMP.
 # What a leading `^` means in the raw scan: the start of a line, the end of the runner's timestamp prefix
@@ -61,6 +65,16 @@ class BlockSpec:
     down_while: re.Pattern[str] | None = None
     down_until: re.Pattern[str] | None = None
     max_lines: int = 40
+    down_gap: int = 0  # lines `down_while` may skip when a matching line follows them
+
+
+@dataclass(frozen=True)
+class FieldSource:
+    """A line of the block that fields come from (see FORMAT.md, "fields_from"): the nearest line below the
+    trigger (`down`), above it (`up`), or the block's last line (`from_end`) that `pattern` matches."""
+
+    pattern: re.Pattern[str]
+    search: str = "down"
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,8 @@ class Rule:
     message: str | None = None  # a template over the named groups, e.g. "{test} failed"
     block: BlockSpec = field(default_factory=BlockSpec)
     examples: tuple[Example, ...] = ()
+    fields_from: tuple[FieldSource, ...] = ()
+    next_line: re.Pattern[str] | None = None  # the line after the trigger must match this for the rule to fire
 
     @property
     def scan_patterns(self) -> tuple[str, ...]:
@@ -276,6 +292,8 @@ def _rule(name: str, raw: dict[str, Any]) -> Rule:
             raise ConfigError(f"{where}: lookarounds and backreferences cannot be scanned; use `exclude`")
     exclude = _regex(f"{where}: exclude", raw["exclude"], flags) if "exclude" in raw else None
     block = _block(where, raw.get("block", {}))
+    fields_from = _fields_from(where, raw.get("fields_from", []), flags)
+    next_line = _regex(f"{where}: next_line", raw["next_line"], flags) if "next_line" in raw else None
     examples = tuple(_example(f"{where}: example {i + 1}", ex) for i, ex in enumerate(raw.get("example", [])))
     if not any(e.match for e in examples) or all(e.match for e in examples):
         raise ConfigError(f"{where}: at least one positive (match = true) and one near-miss negative "
@@ -287,8 +305,29 @@ def _rule(name: str, raw: dict[str, Any]) -> Rule:
         id=rid, category=raw["category"], ecosystem=raw["ecosystem"], tool=raw["tool"], triggers=triggers,
         confidence=float(conf), hint=raw["hint"], source=name, title=str(raw.get("title", "")),
         subcategory=raw.get("subcategory"), ignore_case=ignore_case, exclude=exclude, message=message,
-        block=block, examples=examples,
+        block=block, examples=examples, fields_from=fields_from, next_line=next_line,
     )
+
+
+def _fields_from(where: str, raw: Any, flags: int) -> tuple[FieldSource, ...]:
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise ConfigError(f"{where}: `fields_from` must be an array of tables ({{ pattern = '...', search = ... }})")
+    out: list[FieldSource] = []
+    for i, spec in enumerate(raw):
+        at = f"{where}: fields_from {i + 1}"
+        unknown = set(spec) - _FIELDS_FROM_KEYS
+        if unknown:
+            raise ConfigError(f"{at}: unknown keys {sorted(unknown)}")
+        pattern = _regex(at, spec.get("pattern"), flags)
+        bad = set(pattern.groupindex) - set(FIELDS)
+        if bad or not pattern.groupindex:
+            raise ConfigError(f"{at}: needs named groups among {', '.join(FIELDS)}"
+                              + (f"; unknown {sorted(bad)}" if bad else ""))
+        search = spec.get("search", "down")
+        if search not in SEARCHES:
+            raise ConfigError(f"{at}: `search` must be one of {', '.join(SEARCHES)}")
+        out.append(FieldSource(pattern=pattern, search=search))
+    return tuple(out)
 
 
 def _block(where: str, raw: Any) -> BlockSpec:
@@ -306,9 +345,12 @@ def _block(where: str, raw: Any) -> BlockSpec:
         if not isinstance(value, int) or value < 0 or (key == "max_lines" and not 1 <= value <= 2000):
             raise ConfigError(f"{where}: block.{key} must be a non-negative integer (max_lines 1..2000)")
         ints[key] = value
+    gap = raw.get("down_gap", 0)
+    if not isinstance(gap, int) or not 0 <= gap <= _MAX_GAP or (gap and "down_while" not in raw):
+        raise ConfigError(f"{where}: block.down_gap must be an integer 0..{_MAX_GAP}, used with down_while")
     pats = {k: _regex(f"{where}: block.{k}", raw[k]) for k in ("up_while", "up_until", "down_while", "down_until")
             if k in raw}
-    return BlockSpec(before=ints["before"], after=ints["after"], max_lines=ints["max_lines"],
+    return BlockSpec(before=ints["before"], after=ints["after"], max_lines=ints["max_lines"], down_gap=gap,
                      up_while=pats.get("up_while"), up_until=pats.get("up_until"),
                      down_while=pats.get("down_while"), down_until=pats.get("down_until"))
 

@@ -3,6 +3,7 @@ every decision (which rules fired, with what confidence, why others lost)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -196,6 +197,9 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
         if hit.line in res.in_script:
             f.score -= 0.5
             f.note = "inside a step's script header (the command, not its output)"
+        elif f.category != "infrastructure" and _in_passed_class(hit.first, hit.last, res.passed_classes):
+            f.score -= 0.5
+            f.note = "output of a test class that passed (its summary reports no failures or errors)"
         if step is not None and region[0] <= hit.line <= region[1]:
             f.in_failing_step = True
         if region[0] <= hit.line <= region[1]:
@@ -274,6 +278,12 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
         diag.escalation_reason = ("no rule fired" if top is None else
                                   f"no confident rule: best {top.rule} scored {top.score:.2f} < {CONFIDENT}")
     return diag
+
+
+def _in_passed_class(first: int, last: int, spans: list[tuple[int, int]]) -> bool:
+    # Spans are appended as classes finish, so they are sorted by their end.
+    i = bisect.bisect_left(spans, (0, last + 1), key=lambda s: (0, s[1]))
+    return any(a < first for a, _ in spans[i:i + 64])
 
 
 def _rank(failures: list[Failure]) -> None:

@@ -7,8 +7,13 @@ import re
 
 __all__ = ["ANSI_BYTES", "TIMESTAMP", "clean_text", "display_text", "segments", "strip_ansi_bytes"]
 
-# CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks) as terminals emit them.
-ANSI_BYTES = re.compile(rb"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# The escape sequences terminals and `tput` emit (ECMA-48): CSI (colours, cursor moves; any parameter bytes
+# 0-?, so private modes like `ESC[?25l` and `ESC[>4m` too), OSC (titles, hyperlinks, ended by BEL or ST), DCS/
+# SOS/PM/APC strings ended by ST, nF sequences with intermediate bytes (`ESC ( B`, which `tput sgr0` emits to
+# reset the character set; `ESC # 8`, `ESC % G`), and the two-byte Fp/Fe/Fs ones (`ESC 7`, `ESC =`, `ESC M`,
+# `ESC c`). None of them can span a newline, so line numbers stay valid.
+ANSI_BYTES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)|[PX^_][^\x1b\n]*\x1b\\"
+                        rb"|[ -/]+[0-~]|[0-~])")
 _ANSI = re.compile(ANSI_BYTES.pattern.decode())
 # The runner's prefix on every line of a GitHub Actions job log: ISO-8601 with 7 fractional digits and `Z`.
 # `gh run view --log` puts `JOB<TAB>STEP<TAB>` before it.

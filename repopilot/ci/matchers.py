@@ -4,7 +4,8 @@ A matcher `{"problemMatcher": [{"owner", "severity"?, "pattern": [{"regexp", "fi
 "severity", "message", "code", "loop"?}]}]}` gives group indices into its regexp; they become the named groups
 the catalog uses. A single-pattern matcher is one trigger. A multi-line matcher (e.g. a file name line followed
 by one line per problem) uses its last pattern as the trigger and grows the block up to the nearest line that
-its first pattern matches; fields come from the trigger line only. Matchers whose `severity` is `warning` or
+its first pattern matches; fields come from the trigger line, and those it lacks from that first line (the file
+of ESLint-style output). Matchers whose `severity` is `warning` or
 `notice` are skipped: a rule reports failures.
 """
 
@@ -15,7 +16,7 @@ import re
 from typing import Any
 
 from ..core import ConfigError
-from .catalog import CATEGORIES, BlockSpec, Example, Rule
+from .catalog import CATEGORIES, BlockSpec, Example, FieldSource, Rule
 
 __all__ = ["name_groups", "rules_from_problem_matcher"]
 
@@ -86,8 +87,13 @@ def rules_from_problem_matcher(source: str | dict[str, Any], *, category: str = 
             names = {int(last[k]): k for k in _FIELD_KEYS if isinstance(last.get(k), int)}
             trigger = re.compile(name_groups(str(last["regexp"]), names))
             block = BlockSpec()
+            sources: tuple[FieldSource, ...] = ()
             if len(patterns) > 1:
-                block = BlockSpec(up_until=re.compile(name_groups(str(patterns[0]["regexp"]), {})), max_lines=200)
+                head = patterns[0]
+                block = BlockSpec(up_until=re.compile(name_groups(str(head["regexp"]), {})), max_lines=200)
+                head_names = {int(head[k]): k for k in _FIELD_KEYS if isinstance(head.get(k), int)}
+                if head_names:
+                    sources = (FieldSource(re.compile(name_groups(str(head["regexp"]), head_names)), "up"),)
         except (KeyError, TypeError, ValueError, IndexError, re.error) as exc:
             raise ConfigError(f"{origin}: matcher {m.get('owner', '?') if isinstance(m, dict) else '?'}: "
                               f"cannot import ({exc})") from None
@@ -95,7 +101,7 @@ def rules_from_problem_matcher(source: str | dict[str, Any], *, category: str = 
         rules.append(Rule(
             id=rid, category=category, ecosystem=ecosystem, tool=tool or owner, triggers=(trigger,),
             confidence=confidence, hint=hint or f"Reported by the `{owner}` problem matcher: fix the reported line.",
-            source=origin, title=f"{owner} (problem matcher)", block=block,
+            source=origin, title=f"{owner} (problem matcher)", block=block, fields_from=sources,
             examples=(Example(text="", match=True),),
         ))
     return rules

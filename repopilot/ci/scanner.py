@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..core import ConfigError
-from .blocks import Hit, extend_block, match_line
+from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .lines import clean_text, display_text, strip_ansi_bytes
 
@@ -32,7 +32,14 @@ _STRUCTURE = {
     "error": r"(?:^|Z )##\[error\]",
     # A build tool's own "it worked" line: failures before it did not stop the job.
     "success": r"BUILD SUCCESS",
+    # Surefire/Failsafe: `Running CLASS` ... `Tests run: N, Failures: 0, Errors: 0, ... - in CLASS`: what a test
+    # class printed before it passed (a logged exception) did not fail it.
+    "class_start": r"Running [\w$]+\.[\w.$]",
+    "class_passed": r"Failures: 0, Errors: 0, Skipped: \d+, Time elapsed: ",
 }
+_CLASS_START = re.compile(r"^(?:\[INFO\] )?Running (?P<cls>[\w$]+(?:\.[\w$]+)+)\s*$")
+_CLASS_PASSED = re.compile(r"^(?:\[INFO\] )?Tests run: [1-9]\d*, Failures: 0, Errors: 0, Skipped: \d+, "
+                           r"Time elapsed: [\d.,]+ ?s(?:ec)?(?: <<<.*)? -+ ?(?:in )?(?P<cls>[\w$]+(?:\.[\w$]+)+)\s*$")
 _KEEP_KEYWORDS = 400  # most recent keyword lines kept for the fallback
 _KEEP_MARKERS = 20000
 _TAIL = 200
@@ -78,6 +85,9 @@ class ScanResult:
     groups: list[Marker] = field(default_factory=list)
     endgroups: list[int] = field(default_factory=list)
     successes: list[int] = field(default_factory=list)
+    # (first, last) line spans of test classes that ran and passed (Surefire's `Running X` .. `Tests run: ..
+    # Failures: 0, Errors: 0 .. - in X`)
+    passed_classes: list[tuple[int, int]] = field(default_factory=list)
     errors: list[Marker] = field(default_factory=list)
     keywords: list[Marker] = field(default_factory=list)
     tail: list[Marker] = field(default_factory=list)
@@ -401,6 +411,7 @@ class _State:
         self.in_group = False
         self.group_is_run = False
         self.open_blocks: dict[str, Hit] = {}  # rule id -> its latest hit, to absorb lines inside its block
+        self.running: dict[str, int] = {}  # test class -> the line of its `Running` marker
 
     def keep(self, first: int, last: int, window: _Window) -> None:
         keep = self.res.text
@@ -431,6 +442,12 @@ class _State:
                 self.keep(n - _BEFORE_ERROR, n + 1, window)
         if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
             res.successes.append(n)
+        if "class_start" in structs and (m := _CLASS_START.match(text)) and len(self.running) < _KEEP_MARKERS:
+            self.running[m.group("cls")] = n
+        if "class_passed" in structs and (m := _CLASS_PASSED.match(text)):
+            start = self.running.pop(m.group("cls"), None)
+            if start is not None and len(res.passed_classes) < _KEEP_MARKERS:
+                res.passed_classes.append((start, n))
 
     def rules(self, n: int, text: str, idxs: list[int], rules: tuple[Rule, ...], window: _Window) -> None:
         if len(self.res.hits) >= _MAX_HITS:
@@ -440,7 +457,7 @@ class _State:
         for i in idxs:
             rule = rules[i]
             got = match_line(rule, text)
-            if got is not None:
+            if got is not None and next_line_ok(rule, window.get, n):
                 found.append((rule, got[0], got[1]))
         if not found:
             return
@@ -457,6 +474,7 @@ class _State:
         for other, _, _ in found[1:]:
             a, b = extend_block(other, window.get, n)
             first, last = min(first, a), max(last, b)
+        fields, message = block_fields(rule, window.get, n, first, last, fields, message)
         hit = Hit(rule=rule, line=n, first=first, last=last, fields=fields, message=message)
         self.res.hits.append(hit)
         self.open_blocks[rule.id] = hit

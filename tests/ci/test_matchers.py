@@ -39,6 +39,7 @@ def test_multi_line_matcher_block() -> None:
     log = "/w/src/a.js\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n\n"
     [hit] = match_text(rule, log)
     assert (hit.first, hit.last) == (1, 2) and hit.fields["line"] == "3"
+    assert hit.fields["file"] == "/w/src/a.js"  # from the matcher's first pattern, the line above
 
 
 @pytest.mark.parametrize("bad", ["{", '{"x": 1}', '{"problemMatcher": [{"owner": "a", "pattern": [{"regexp": "("}]}]}',
