@@ -79,7 +79,14 @@ class Failure:
     more_ranges: list[tuple[int, int]] = field(default_factory=list)  # later repeats: only folded in excerpts
 
     def ranges(self) -> list[tuple[int, int]]:
-        return [(self.first, self.last), *self.extra_ranges]
+        """The failure's blocks in line order, overlapping or touching ones joined."""
+        merged: list[tuple[int, int]] = []
+        for a, b in sorted([(self.first, self.last), *self.extra_ranges]):
+            if merged and a <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+            else:
+                merged.append((a, b))
+        return merged
 
 
 @dataclass
@@ -225,6 +232,7 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
             in_failing_step=step is not None and region[0] <= marker.line <= region[1]))
 
     _rank(failures)
+    failures = _merge_same_failure(failures, decisions)
     strong = [f for f in failures if f.score >= _INCLUDE]
     in_region = [f for f in strong if region[0] <= f.trigger <= region[1]]
     # An earlier failure stays causal when a failure in the region names it again (a test summary listing the
@@ -291,6 +299,30 @@ def _rank(failures: list[Failure]) -> None:
     # earliest first: a build stops at its first real error, later ones are often consequences.
     failures.sort(key=lambda f: (-(f.category == "infrastructure" and f.score >= _INCLUDE),
                                  -round(f.score, 2), f.trigger))
+
+
+def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) -> list[Failure]:
+    """One failure per error. Tools often print an error more than once in different shapes (pytest's section,
+    its location line and its summary line; a test runner's failure and its summary); when another rule's hit
+    names the same test, or lies inside the block of a better-ranked failure of the same category, it is that
+    failure seen again: its lines and missing fields join the better-ranked one."""
+    kept: list[Failure] = []
+    for f in ranked:
+        host = next((k for k in kept if k.rule != f.rule and k.category == f.category and (
+            (k.test is not None and k.test == f.test)
+            or any(a <= f.trigger <= b for a, b in k.ranges())
+            or any(a <= k.trigger <= b for a, b in f.ranges()))), None)
+        if host is None:
+            kept.append(f)
+            continue
+        host.extra_ranges += f.ranges()
+        host.more_ranges += f.more_ranges
+        for name in ("file", "line", "column", "test", "package"):
+            if getattr(host, name) is None:
+                setattr(host, name, getattr(f, name))
+        decisions.append({"rule": f.rule, "line": f.trigger, "decision": "merged",
+                          "why": f"the same failure as {host.rule} at line {host.trigger}"})
+    return kept
 
 
 _NAME = re.compile(r"\b[A-Za-z_][\w$]*\([\w.$]+\)")  # JUnit's `method(pkg.Class)`

@@ -56,13 +56,10 @@ def open_sources(spec: str) -> list[LogInput]:
         return [_stdin(spec)]
     m = RUN_URL.match(spec)
     if m is not None:
-        try:
-            from .github import github_log_inputs  # type: ignore[import-not-found, unused-ignore]
-        except ImportError:
-            raise InputError("run URLs are not supported yet in this build: download the job log and pass "
-                             "the file") from None
-        inputs: list[LogInput] = github_log_inputs(spec)
-        return inputs
+        # Imported here: only a run URL needs the HTTP client.
+        from .github import github_log_inputs
+
+        return github_log_inputs(spec)
     if spec.startswith(("http://", "https://")):
         raise InputError(f"not a GitHub Actions run URL: {spec} (expected "
                          "https://github.com/OWNER/REPO/actions/runs/RUN_ID[/job/JOB_ID])")
@@ -77,13 +74,9 @@ def open_sources(spec: str) -> list[LogInput]:
     except OSError as exc:
         raise InputError(f"cannot read {spec}: {exc.strerror or exc}") from None
     if head.startswith(b"PK\x03\x04") or (path.suffix.lower() == ".zip" and head):
-        try:
-            from .ziplogs import zip_log_inputs  # type: ignore[import-not-found, unused-ignore]
-        except ImportError:
-            raise InputError("run-logs .zip files are not supported yet in this build: unzip it and pass "
-                             "a job's log file") from None
-        zipped: list[LogInput] = zip_log_inputs(path, spec)
-        return zipped
+        from .ziplogs import zip_log_inputs
+
+        return zip_log_inputs(path, spec)
     check_text(head, spec)
     size = path.stat().st_size
     return [LogInput(name=spec, open=lambda: path.open("rb"), size=size, source=spec)]
