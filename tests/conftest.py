@@ -66,6 +66,7 @@ def _block_network(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReque
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Each test gets its own runs directory and no model or credentials from the developer's shell."""
     monkeypatch.setenv("REPOPILOT_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("REPOPILOT_CACHE_DIR", str(tmp_path / "cache"))
     for name in ("REPOPILOT_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GITHUB_TOKEN",
                  "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GEMINI_BASE_URL", "OLLAMA_HOST", "GITHUB_API_URL",
                  "OTEL_EXPORTER_OTLP_ENDPOINT"):

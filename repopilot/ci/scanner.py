@@ -10,9 +10,15 @@ Memory is bounded by three chunks plus what is kept per hit, whatever the log si
 from __future__ import annotations
 
 import bisect
+import contextlib
+import hashlib
+import os
+import platform
 import re
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..core import ConfigError
@@ -141,6 +147,34 @@ class _ReEngine(_Engine):
         return out
 
 
+def _cache_dir() -> Path:
+    base = os.environ.get("REPOPILOT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    path = Path(base).expanduser()
+    return path if os.environ.get("REPOPILOT_CACHE_DIR") else path / "repopilot"
+
+
+def _load_database(hyperscan: Any, path: Path) -> Any:
+    """The cached database, or None when there is none or it cannot be used (hyperscan checks the format and
+    the platform; anything it refuses is compiled again)."""
+    try:
+        return hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
+    except (OSError, hyperscan.error, TypeError, ValueError):
+        return None
+
+
+def _store_database(hyperscan: Any, db: Any, path: Path) -> None:
+    # Best effort and atomic: a read-only or full disk only costs the next run a compile.
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".hyperscan-", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(hyperscan.dumpb(db))
+        os.replace(tmp, path)
+    except (OSError, hyperscan.error):
+        with contextlib.suppress(OSError, UnboundLocalError):
+            Path(tmp).unlink()
+
+
 class _HyperscanEngine(_Engine):
     name = "hyperscan"
 
@@ -148,14 +182,23 @@ class _HyperscanEngine(_Engine):
         import hyperscan
 
         self._hs = hyperscan
-        self._db = hyperscan.Database()
         flags = [hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if ci else 0) for _, ci in patterns]
-        try:
-            self._db.compile(expressions=[p for p, _ in patterns], ids=list(range(len(patterns))),
-                             elements=len(patterns), flags=flags)
-        except hyperscan.error as exc:
-            raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
-                              "Triggers)") from None
+        # Compiling the catalog takes ~0.4 s, a hundred times the scan of an ordinary log, so the compiled
+        # database is kept in the user's cache, keyed by everything that goes into it.
+        version = getattr(hyperscan, "__version__", "")
+        key = hashlib.sha256(repr((version, platform.machine(), patterns, flags)).encode())
+        cached = _cache_dir() / f"hyperscan-{key.hexdigest()[:32]}.db"
+        db = _load_database(hyperscan, cached)
+        if db is None:
+            db = hyperscan.Database()
+            try:
+                db.compile(expressions=[p for p, _ in patterns], ids=list(range(len(patterns))),
+                           elements=len(patterns), flags=flags)
+            except hyperscan.error as exc:
+                raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
+                                  "Triggers)") from None
+            _store_database(hyperscan, db, cached)
+        self._db = db
         self._scratch = hyperscan.Scratch(self._db)
 
     def scan(self, data: bytes) -> list[tuple[int, int]]:
