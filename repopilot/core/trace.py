@@ -52,7 +52,9 @@ def runs_dir() -> Path:
 
 def trace_path(run_id: str, directory: Path | None = None) -> Path:
     if not _RUN_ID.match(run_id) or ".." in run_id:
-        raise InputError(f"not a run id: {run_id!r}")
+        # Echo at most a prefix: a megabyte of pasted text is not "one clear line".
+        shown = repr(run_id) if len(run_id) <= 100 else f"{run_id[:60]!r}… ({len(run_id)} characters)"
+        raise InputError(f"not a run id: {shown}")
     return (directory or runs_dir()) / f"{run_id}.json"
 
 

@@ -1,0 +1,270 @@
+"""Bad input and secrets, command by command: every failure is one clear line on stderr and the documented exit
+code (2 input/usage/config, 4 provider/GitHub, 3 awaiting approval, 5 interrupted, 1 only for real bugs), never
+a traceback; whatever was already recorded stays a valid trace; and no secret reaches stdout, stderr, a trace or
+the exported HTML page."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from repopilot.cli import fix as fix_cli
+from repopilot.cli.main import main
+from repopilot.core import RunTrace
+from repopilot.providers import PROVIDERS, ProviderInfo, ScriptedModel
+from tests.cli.test_fix import LOG, PROPOSE, READ, Script
+
+ROOT = Path(__file__).resolve().parents[2]
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
+# Shaped like the real thing so the redaction patterns, not only the exact-value scrub, are exercised.
+OPENAI_KEY = "sk-proj-" + "Q7" * 24
+GITHUB_TOKEN = "ghp_" + "Zx9" * 12
+LOG_TOKEN = "ghp_" + "Lk3" * 12
+
+
+# -- helpers --------------------------------------------------------------------------------------------------
+
+def _cli(args: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _assert_one_clear_line(err: str, needle: str = "") -> None:
+    """The failure is said once, on the last line, prefixed like every RepoPilot error; no traceback."""
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines, "nothing was said on stderr"
+    assert lines[-1].startswith("repopilot: "), lines[-1]
+    assert "internal error" not in lines[-1]
+    assert needle.lower() in lines[-1].lower(), lines[-1]
+
+
+def _subprocess(args: Sequence[str], *, env: dict[str, str] | None = None, stdin: bytes | None = None,
+                timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "repopilot.cli.main", *args], input=None if stdin is None
+                          else stdin.decode("latin-1"), capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})}, cwd=ROOT, check=False)
+
+
+def _traces(runs: Path) -> list[dict[str, Any]]:
+    """Every trace file, each checked to be valid JSON of a RepoPilot trace."""
+    found = []
+    for path in sorted(runs.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        RunTrace.model_validate(data)
+        found.append(data)
+    return found
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    return tmp_path / "runs"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    """One bad input of each kind."""
+    d = tmp_path / "inputs"
+    d.mkdir()
+    paths = {
+        "missing": d / "missing.log",
+        "directory": d / "adir",
+        "empty": d / "empty.log",
+        "nul": d / "nul.log",
+        "png": d / "image.png",
+        "truncated_zip": d / "logs.zip",
+        "zip_without_logs": d / "nothing.zip",
+    }
+    paths["directory"].mkdir()
+    paths["empty"].write_bytes(b"")
+    paths["nul"].write_bytes(b"error: x\x00\x00\x00 y\n" * 10)
+    paths["png"].write_bytes(PNG)
+    good = d / "good.zip"
+    with zipfile.ZipFile(good, "w") as zf:
+        zf.writestr("build/1_Run tests.txt", LOG)
+    paths["truncated_zip"].write_bytes(good.read_bytes()[:40])
+    with zipfile.ZipFile(paths["zip_without_logs"], "w") as zf:
+        zf.writestr("notes/", "")
+    return paths
+
+
+BAD_FILES = [
+    ("missing", "no such file"),
+    ("directory", "is a directory"),
+    ("empty", "is empty"),
+    ("nul", "binary"),
+    ("png", "binary"),
+    ("truncated_zip", "zip"),
+    ("zip_without_logs", ""),
+]
+
+
+# -- diagnose and fix: bad log files ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("kind", "needle"), BAD_FILES)
+def test_diagnose_bad_source_is_one_line_exit_2(kind: str, needle: str, files: dict[str, Path], runs: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(["diagnose", str(files[kind])], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, needle)
+    assert out == ""
+
+
+@pytest.mark.parametrize(("kind", "needle"), BAD_FILES)
+def test_diagnose_bad_baseline_is_one_line_exit_2(kind: str, needle: str, files: dict[str, Path],
+                                                 tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "ci.log"
+    log.write_text(LOG)
+    code, _, err = _cli(["diagnose", str(log), "--baseline", str(files[kind])], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, needle)
+
+
+@pytest.mark.parametrize(("kind", "needle"), BAD_FILES)
+def test_fix_bad_source_exits_2_and_leaves_a_valid_failed_trace(
+        kind: str, needle: str, files: dict[str, Path], git_repo: Path, runs: Path, script: Script,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _cli(["fix", str(files[kind]), "--repo", str(git_repo), "--no-llm-diagnosis"], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, needle)
+    (trace,) = _traces(runs)
+    assert trace["status"] == "failed"
+    assert script.turns == []  # the model was never asked
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (b"error: \xff\xfe not utf-8 \xc3\x28\nFAILED tests/test_calc.py::test_add\n", "FAILED tests/test_calc.py"),
+    (b"step one\rstep two\rerror: it broke\r", "error: it broke"),
+])
+def test_diagnose_odd_text_logs_are_read_not_refused(content: bytes, expected: str, tmp_path: Path, runs: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "odd.log"
+    log.write_bytes(content)
+    code, out, err = _cli(["diagnose", str(log), "--format", "json"], capsys)
+    assert code == 0, err
+    assert expected in json.loads(out)["excerpt"]["text"]
+    (trace,) = _traces(runs)
+    assert trace["status"] == "completed"
+
+
+def test_diagnose_empty_and_binary_stdin_exit_2(runs: Path) -> None:
+    for data, needle in ((b"", "stdin is empty"), (PNG, "binary")):
+        done = _subprocess(["diagnose", "-"], stdin=data, env={"REPOPILOT_RUNS_DIR": str(runs)})
+        assert done.returncode == 2
+        _assert_one_clear_line(done.stderr, needle)
+
+
+def test_a_50_mb_single_line_log_is_diagnosed_in_bounded_time_and_memory(tmp_path: Path, runs: Path) -> None:
+    log = tmp_path / "huge.log"
+    with log.open("wb") as fh:
+        fh.write(b"error: ")
+        for _ in range(50):
+            fh.write(b"y" * (1 << 20))
+        fh.write(b"\n")
+    started = time.monotonic()
+    done = _subprocess(["diagnose", str(log), "--format", "json"], env={"REPOPILOT_RUNS_DIR": str(runs)},
+                       timeout=120)
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert len(report["excerpt"]["text"]) < 20_000  # the line is cut for the excerpt, not copied whole
+    assert took < 60
+    # ru_maxrss of the biggest child so far (KiB on Linux): far below the log's size plus the interpreter.
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 400 * 1024
+    assert os.path.getsize(runs / f"{json.loads((runs / os.listdir(runs)[0]).read_text())['run_id']}.json") \
+        < 1_000_000
+
+
+# -- hostile paths --------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def script(monkeypatch: pytest.MonkeyPatch) -> Script:
+    s = Script([READ, PROPOSE, "Fixed."])
+    monkeypatch.setitem(PROVIDERS, "test", ProviderInfo(name="test", factory=lambda m, env: ScriptedModel(s)))
+    monkeypatch.setenv("REPOPILOT_MODEL", "test:script")
+    monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: False)
+    return s
+
+
+def _scripted(monkeypatch: pytest.MonkeyPatch, replies: Sequence[Any] | Callable[..., Any]) -> None:
+    monkeypatch.setitem(PROVIDERS, "test", ProviderInfo(
+        name="test", factory=lambda m, env: ScriptedModel(replies if callable(replies) else list(replies))))
+    monkeypatch.setenv("REPOPILOT_MODEL", "test:script")
+
+
+@pytest.mark.parametrize(("repo", "needle"), [
+    ("{tmp}/../../../nonexistent", "does not exist"),
+    ("{tmp}/plain-dir", "not inside a git repository"),
+    ("{tmp}/a-file.txt", "not a directory"),
+])
+@pytest.mark.parametrize("command", [["ask", "what is this?"], ["fix", "{log}"]])
+def test_hostile_repo_option_is_refused(repo: str, needle: str, command: list[str], tmp_path: Path,
+                                        script: Script, capsys: pytest.CaptureFixture[str]) -> None:
+    # tmp_path lives outside any git repository, so a plain directory there is not a work tree.
+    (tmp_path / "plain-dir").mkdir()
+    (tmp_path / "a-file.txt").write_text("x")
+    (tmp_path / "ci.log").write_text(LOG)
+    args = [a.format(log=tmp_path / "ci.log") for a in command]
+    code, _, err = _cli([*args, "--repo", repo.format(tmp=tmp_path)], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, needle)
+    assert script.turns == []
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "{outside}", "escape/outside.txt", "link-out",
+                                  ".git/config"])
+def test_hostile_tool_paths_become_error_results_and_never_leak(
+        path: str, git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("TOP-SECRET-OUTSIDE-THE-REPO\n")
+    (git_repo / "escape").symlink_to(tmp_path, target_is_directory=True)
+    (git_repo / "link-out").symlink_to(outside)
+    target = path.format(outside=outside)
+    _scripted(monkeypatch, [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": target}}]},
+        {"tool_calls": [{"name": "list_files", "arguments": {"path": target}}]},
+        {"tool_calls": [{"name": "search_code", "arguments": {"pattern": "TOP-SECRET", "path": target}}]},
+        "done",
+    ])
+    code, out, err = _cli(["ask", "read it", "--repo", str(git_repo), "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["status"] == "completed"
+    (trace,) = _traces(tmp_path / "runs")
+    results = [s for s in trace["steps"] if s["type"] == "tool_result"]
+    assert len(results) == 3 and all(s["error"] for s in results)
+    assert "TOP-SECRET-OUTSIDE" not in json.dumps(trace) + out + err
+
+
+# -- hostile run ids ------------------------------------------------------------------------------------------
+
+HOSTILE_IDS = ["../../etc/passwd", "a/b", "", "x" * 5000, "/etc/passwd", "..", "a\nb", "20260101-000000-abcdef"]
+RUN_COMMANDS = [["runs", "show"], ["trace", "export", "--html", "{tmp}/page.html", "--"], ["approve"],
+                ["reject"], ["resume"]]
+
+
+@pytest.mark.parametrize("run_id", HOSTILE_IDS, ids=lambda r: repr(r)[:20])
+@pytest.mark.parametrize("command", RUN_COMMANDS, ids=lambda c: "-".join(c[:2]))
+def test_hostile_run_ids_are_refused(command: list[str], run_id: str, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    args = [a.format(tmp=tmp_path) for a in command]
+    if "--" not in args:
+        args.append("--")
+    code, out, err = _cli([*args, run_id], capsys)
+    assert code == 2
+    _assert_one_clear_line(err)
+    assert len(err) < 400  # a huge id is not echoed whole
+    assert "root:" not in out + err
+    assert not (tmp_path / "page.html").exists()
+    assert not Path("/etc/passwd.json").exists() and not Path("/etc/passwd.lock").exists()
