@@ -201,10 +201,16 @@ def load_trace(run_id: str, directory: Path | None = None) -> RunTrace:
         raise InputError(f"no run {run_id!r} in {path.parent}/ (set REPOPILOT_RUNS_DIR?)") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a RepoPilot trace (not UTF-8 text)") from None
     try:
-        return RunTrace.model_validate_json(raw)
+        trace = RunTrace.model_validate_json(raw)
     except ValidationError as exc:
         raise InputError(f"{path} is not a RepoPilot trace ({exc.error_count()} problems)") from None
+    if trace.run_id != run_id:
+        # Acting on it would write to the other run's file: a copied or edited trace is refused, not followed.
+        raise InputError(f"{path} holds run {trace.run_id!r}, not {run_id!r}; refusing a renamed or edited trace")
+    return trace
 
 
 def list_traces(directory: Path | None = None) -> Iterator[RunTrace]:
@@ -215,5 +221,5 @@ def list_traces(directory: Path | None = None) -> Iterator[RunTrace]:
     for path in sorted(d.glob("*.json"), reverse=True):
         try:
             yield RunTrace.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValidationError):
+        except (OSError, UnicodeDecodeError, ValidationError):
             continue

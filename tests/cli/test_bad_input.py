@@ -268,3 +268,88 @@ def test_hostile_run_ids_are_refused(command: list[str], run_id: str, tmp_path: 
     assert "root:" not in out + err
     assert not (tmp_path / "page.html").exists()
     assert not Path("/etc/passwd.json").exists() and not Path("/etc/passwd.lock").exists()
+
+
+# -- corrupted traces -----------------------------------------------------------------------------------------
+
+def _awaiting_fix_run(git_repo: Path, tmp_path: Path, runs: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    log = tmp_path / "ci.log"
+    log.write_text(LOG)
+    assert main(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"]) == 3
+    capsys.readouterr()
+    (path,) = runs.glob("*.json")
+    return path
+
+
+def _edit(change: Callable[[dict[str, Any]], Any]) -> Callable[[Path], None]:
+    def apply(path: Path) -> None:
+        data = json.loads(path.read_text())
+        change(data)
+        path.write_text(json.dumps(data))
+    return apply
+
+
+CORRUPTIONS: dict[str, tuple[Callable[[Path], None], str]] = {
+    "truncated": (lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]), "not a RepoPilot trace"),
+    "empty": (lambda p: p.write_bytes(b""), "not a RepoPilot trace"),
+    "not-utf8": (lambda p: p.write_bytes(b"\xff\xfe{" + p.read_bytes()), "not a RepoPilot trace"),
+    "array": (lambda p: p.write_text("[]"), "not a RepoPilot trace"),
+    "steps-wrong-type": (_edit(lambda d: d.update(steps="many")), "not a RepoPilot trace"),
+    "totals-wrong-type": (_edit(lambda d: d["totals"].update(steps="many")), "not a RepoPilot trace"),
+    "proposal-wrong-type": (_edit(lambda d: d.update(proposal=[1, 2])), "not a RepoPilot trace"),
+    "missing-run-id": (_edit(lambda d: d.pop("run_id")), "not a RepoPilot trace"),
+    "missing-goal": (_edit(lambda d: d.pop("goal")), "not a RepoPilot trace"),
+    "other-runs-id": (_edit(lambda d: d.update(run_id="20200101-000000-000000")), "holds run"),
+}
+
+
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+@pytest.mark.parametrize("command", RUN_COMMANDS, ids=lambda c: "-".join(c[:2]))
+def test_corrupted_traces_are_refused_and_left_as_they_were(
+        corruption: str, command: list[str], git_repo: Path, tmp_path: Path, runs: Path, script: Script,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = _awaiting_fix_run(git_repo, tmp_path, runs, capsys)
+    corrupt, needle = CORRUPTIONS[corruption]
+    corrupt(path)
+    before = path.read_bytes()
+    turns = list(script.turns)
+    args = [a.format(tmp=tmp_path) for a in command]
+    code, _, err = _cli([*args, path.stem], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, needle)
+    assert path.read_bytes() == before
+    assert not (runs / "20200101-000000-000000.json").exists()
+    assert script.turns == turns  # no model call on a trace that could not be read
+
+
+def test_runs_list_skips_corrupted_traces(git_repo: Path, tmp_path: Path, runs: Path, script: Script,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    good = _awaiting_fix_run(git_repo, tmp_path, runs, capsys)
+    for name, (corrupt, _) in CORRUPTIONS.items():
+        bad = runs / f"29990101-000000-{name[:6]}.json"
+        bad.write_bytes(good.read_bytes())
+        corrupt(bad)
+    (runs / "29990101-000000-adir.json").mkdir()
+    code, out, err = _cli(["runs", "list", "--json"], capsys)
+    assert code == 0, err
+    listed = [r["run_id"] for r in json.loads(out)]
+    assert good.stem in listed
+    code, out, err = _cli(["runs", "show", "latest"], capsys)
+    assert code == 0, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["approve"], ["resume"]])
+def test_a_proposal_whose_sha256_does_not_match_is_refused(
+        command: list[str], git_repo: Path, tmp_path: Path, runs: Path, script: Script,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = _awaiting_fix_run(git_repo, tmp_path, runs, capsys)
+    _edit(lambda d: d["proposal"].update(sha256="0" * 64))(path)
+    code, _, err = _cli([*command, path.stem], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, "altered")
+    branches = subprocess.run(["git", "branch"], cwd=git_repo, capture_output=True, text=True).stdout
+    assert "repopilot/" not in branches
+    # runs show and trace export still read it: the trace is intact, only the proposal is refused.
+    assert _cli(["runs", "show", path.stem], capsys)[0] == 0
+    assert _cli(["trace", "export", path.stem, "--html", str(tmp_path / "p.html")], capsys)[0] == 0
