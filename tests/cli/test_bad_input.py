@@ -20,7 +20,7 @@ import pytest
 
 from repopilot.cli import fix as fix_cli
 from repopilot.cli.main import main
-from repopilot.core import RunTrace
+from repopilot.core import ProviderError, RunTrace
 from repopilot.providers import PROVIDERS, ProviderInfo, ScriptedModel
 from tests.cli.test_fix import LOG, PROPOSE, READ, Script
 
@@ -353,3 +353,52 @@ def test_a_proposal_whose_sha256_does_not_match_is_refused(
     # runs show and trace export still read it: the trace is intact, only the proposal is refused.
     assert _cli(["runs", "show", path.stem], capsys)[0] == 0
     assert _cli(["trace", "export", path.stem, "--html", str(tmp_path / "p.html")], capsys)[0] == 0
+
+
+# -- malformed model replies ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("call", "needle"), [
+    ({"name": "rm_rf", "arguments": {"path": "/"}}, "unknown tool"),
+    ({"name": "read_file", "arguments": "README.md"}, "not valid JSON"),
+    ({"name": "read_file", "arguments": "[1, 2]"}, "expected a JSON object"),
+    ({"name": "read_file", "arguments": ["README.md"]}, "expected a JSON object"),
+    ({"name": "read_file", "arguments": 7}, "expected a JSON object"),
+    ({"name": "read_file", "arguments": '{"path": "READ'}, "not valid JSON"),
+    ({"name": "read_file", "arguments": {"path": 12, "start_line": "x"}}, "invalid arguments"),
+    ({"arguments": {}}, "unknown tool"),
+])
+def test_malformed_tool_calls_become_error_results_and_the_run_goes_on(
+        call: dict[str, Any], needle: str, git_repo: Path, runs: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _scripted(monkeypatch, [{"content": "", "tool_calls": [call]}, "the answer"])
+    code, out, err = _cli(["ask", "q", "--repo", str(git_repo), "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["answer"] == "the answer"
+    (trace,) = _traces(runs)
+    (result,) = [s for s in trace["steps"] if s["type"] == "tool_result"]
+    assert needle in (result["error"] or "")
+
+
+@pytest.mark.parametrize(("exc", "code", "status", "needle"), [
+    (ProviderError("rate limited", provider="test", status=429), 4, "failed", "rate limited"),
+    (RuntimeError("model exploded"), 1, "failed", "internal error"),
+    (KeyboardInterrupt(), 5, "interrupted", "interrupted"),
+])
+@pytest.mark.parametrize("command", ["ask", "fix"])
+def test_an_exception_from_the_model_keeps_the_recorded_steps(
+        exc: BaseException, code: int, status: str, needle: str, command: str, git_repo: Path, tmp_path: Path,
+        runs: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "ci.log"
+    log.write_text(LOG)
+    _scripted(monkeypatch, [READ, exc])
+    args = ["ask", "q"] if command == "ask" else ["fix", str(log), "--no-llm-diagnosis"]
+    got, _, err = _cli([*args, "--repo", str(git_repo)], capsys)
+    assert got == code
+    assert "Traceback" not in err
+    last = [line for line in err.splitlines() if line.strip()][-1]
+    assert needle in last
+    (trace,) = _traces(runs)
+    assert trace["status"] == status
+    # The first model turn and its tool call were recorded before the failure and are still there.
+    kinds = [s["type"] for s in trace["steps"] if s["type"] != "decision"]
+    assert kinds[:3] == ["llm_call", "tool_call", "tool_result"]
