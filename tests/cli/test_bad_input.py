@@ -402,3 +402,39 @@ def test_an_exception_from_the_model_keeps_the_recorded_steps(
     # The first model turn and its tool call were recorded before the failure and are still there.
     kinds = [s["type"] for s in trace["steps"] if s["type"] != "decision"]
     assert kinds[:3] == ["llm_call", "tool_call", "tool_result"]
+
+
+# -- a reader that goes away: `repopilot … | head -1` ------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    ["diagnose", "{log}", "-v"],
+    ["diagnose", "{log}", "--format", "json"],
+    ["diagnose", "{log}", "--format", "markdown"],
+    ["runs", "list"],
+    ["runs", "show", "latest"],
+    ["runs", "show", "latest", "--json"],
+    ["trace", "export", "latest", "--html", "-"],
+    ["models"],
+    ["ask", "what is this?", "--repo", "{repo}"],
+], ids=lambda c: "-".join(c[:3]))
+def test_a_closed_stdout_is_not_a_failure(command: list[str], git_repo: Path, tmp_path: Path, runs: Path) -> None:
+    log = tmp_path / "ci.log"
+    log.write_text(LOG)
+    env = {"REPOPILOT_RUNS_DIR": str(runs), "REPOPILOT_MODEL": "scripted:demo"}
+    assert _subprocess(["diagnose", str(log)], env=env).returncode == 0  # something for `latest`
+    args = [a.format(log=log, repo=git_repo) for a in command]
+    # The read end is closed before the child writes anything, so its first write to stdout fails (EPIPE),
+    # exactly as when `head -1` has exited.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "repopilot.cli.main", *args], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, **env}, cwd=ROOT,
+                              timeout=60, check=False)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert "internal error" not in done.stderr
+    for trace in _traces(runs):
+        assert trace["status"] == "completed"
