@@ -18,8 +18,9 @@ class _Console(Console):
         raise BrokenPipeError(errno.EPIPE, "the reader closed the pipe")
 
 
-out = _Console(soft_wrap=True, highlight=False)
-err = _Console(stderr=True, soft_wrap=True, highlight=False)
+# No emoji codes: log lines and paths are printed as they are (`/etc/passwd`'s `list:x:38` is not `list❌38`).
+out = _Console(soft_wrap=True, highlight=False, emoji=False)
+err = _Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 
 
 def stdout_is_terminal() -> bool:

@@ -438,3 +438,19 @@ def test_a_closed_stdout_is_not_a_failure(command: list[str], git_repo: Path, tm
     assert "internal error" not in done.stderr
     for trace in _traces(runs):
         assert trace["status"] == "completed"
+
+
+# -- log text is shown as it is ---------------------------------------------------------------------------------
+
+def test_log_text_is_printed_verbatim_not_as_emoji_or_markup(tmp_path: Path, runs: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "odd:x:name.log"
+    text = "list:x:38:38:Mailing List Manager :warning: [bold]not bold[/] [/red]"
+    log.write_text(f"{text}\n")
+    code, out, err = _cli(["diagnose", str(log)], capsys)
+    assert code == 0, err
+    assert text in out
+    assert "❌" not in out + err and "⚠" not in out + err
+    code, out, err = _cli(["runs", "show", "latest"], capsys)
+    assert code == 0, err
+    assert "odd:x:name.log" in out and "❌" not in out
