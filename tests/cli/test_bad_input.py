@@ -20,9 +20,9 @@ import pytest
 
 from repopilot.cli import fix as fix_cli
 from repopilot.cli.main import main
-from repopilot.core import ProviderError, RunTrace
+from repopilot.core import ProviderError, RunTrace, diff_sha256
 from repopilot.providers import PROVIDERS, ProviderInfo, ScriptedModel
-from tests.cli.test_fix import LOG, PROPOSE, READ, Script
+from tests.cli.test_fix import FIX, LOG, PROPOSE, READ, Script
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
@@ -454,3 +454,81 @@ def test_log_text_is_printed_verbatim_not_as_emoji_or_markup(tmp_path: Path, run
     code, out, err = _cli(["runs", "show", "latest"], capsys)
     assert code == 0, err
     assert "odd:x:name.log" in out and "❌" not in out
+
+
+# -- secrets --------------------------------------------------------------------------------------------------
+
+UNSHAPED_KEY = "plain-gateway-Secret-4242"  # no known credential shape: only the environment net catches it
+SECRETS = (OPENAI_KEY, GITHUB_TOKEN, LOG_TOKEN, UNSHAPED_KEY)
+
+
+def test_secrets_never_reach_output_traces_or_the_page(git_repo: Path, tmp_path: Path, runs: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("GITHUB_TOKEN", GITHUB_TOKEN)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", UNSHAPED_KEY)
+    log = tmp_path / "ci.log"
+    log.write_text(LOG.replace("python -m pytest -q\n", f"python -m pytest -q\nAuthorization: token {LOG_TOKEN}\n"
+                               f"curl -H 'Authorization: Bearer {GITHUB_TOKEN}' -d key={OPENAI_KEY}\n", 1)
+                   + f"##[error]push failed for {LOG_TOKEN} using {UNSHAPED_KEY}\n")
+    (git_repo / "settings.env").write_text(f"OPENAI_API_KEY={OPENAI_KEY}\nTOKEN={LOG_TOKEN}\n")
+    leaky = f"I found {OPENAI_KEY} and {GITHUB_TOKEN}; also {UNSHAPED_KEY} and {LOG_TOKEN}."
+    _scripted(monkeypatch, [
+        {"content": leaky, "tool_calls": [
+            {"name": "read_file", "arguments": {"path": "settings.env"}},
+            {"name": "search_code", "arguments": {"pattern": UNSHAPED_KEY}},
+            {"name": "read_file", "arguments": {"path": OPENAI_KEY}}]},
+        {"content": "", "tool_calls": [{"id": "p1", "name": "propose_fix", "arguments": {
+            "diff": FIX, "explanation": leaky}}]},
+        leaky,
+    ])
+    monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: False)
+    seen: list[str] = []
+    for args in (["fix", str(log), "--repo", str(git_repo)],
+                 ["diagnose", str(log), "-v"],
+                 ["diagnose", str(log), "--format", "json"],
+                 ["diagnose", str(log), "--format", "markdown"],
+                 ["diagnose", str(log), "--format", "github"],
+                 ["runs", "list", "--json"],
+                 ["runs", "list"],
+                 ["models", "--json"],
+                 ["models"]):
+        code, out, err = _cli(args, capsys)
+        assert code in (0, 3), (args, err)
+        seen += [out, err]
+    fix_run = next(t for t in _traces(runs) if t["command"] == "fix")
+    assert fix_run["status"] == "awaiting_approval"
+    assert fix_run["proposal"]["sha256"] == diff_sha256(FIX)
+    for run_id in [t["run_id"] for t in _traces(runs)]:
+        for args in (["runs", "show", run_id], ["runs", "show", run_id, "--json"],
+                     ["trace", "export", run_id, "--html", "-"],
+                     ["trace", "export", run_id, "--html", str(tmp_path / f"{run_id}.html")]):
+            code, out, err = _cli(args, capsys)
+            assert code == 0, (args, err)
+            seen += [out, err]
+        seen.append((tmp_path / f"{run_id}.html").read_text())
+    seen += [p.read_text() for p in runs.glob("*.json")]
+    everything = "\n".join(seen)
+    assert "[REDACTED]" in everything  # the secrets were there to be caught
+    leaks = [(i, secret, text[max(0, text.find(secret) - 80):text.find(secret)])
+             for i, text in enumerate(seen) for secret in SECRETS if secret in text]
+    assert not leaks, "\n".join(f"{i} {s[:12]} after: {c!r}" for i, s, c in leaks)
+    # An approval still works on the redacted trace: the diff had no secret in it.
+    assert _cli(["approve", fix_run["run_id"]], capsys)[0] == 0
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_secret_the_model_repeats_is_not_printed_by_ask(as_json: bool, git_repo: Path, runs: Path,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", UNSHAPED_KEY)
+    (git_repo / ".env").write_text(f"GITHUB_TOKEN={GITHUB_TOKEN}\n")
+    _scripted(monkeypatch, [{"content": "", "tool_calls": [{"name": "read_file", "arguments": {"path": ".env"}}]},
+                            f"The token is {GITHUB_TOKEN} and the key {UNSHAPED_KEY}."])
+    code, out, err = _cli(["ask", "what is the token?", "--repo", str(git_repo), *(["--json"] if as_json else [])],
+                          capsys)
+    assert code == 0, err
+    assert "The token is [REDACTED]" in out
+    everything = out + err + "".join(p.read_text() for p in runs.glob("*.json"))
+    assert GITHUB_TOKEN not in everything and UNSHAPED_KEY not in everything
