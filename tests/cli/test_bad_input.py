@@ -532,3 +532,92 @@ def test_a_secret_the_model_repeats_is_not_printed_by_ask(as_json: bool, git_rep
     assert "The token is [REDACTED]" in out
     everything = out + err + "".join(p.read_text() for p in runs.glob("*.json"))
     assert GITHUB_TOKEN not in everything and UNSHAPED_KEY not in everything
+
+
+# -- Ctrl-C and end of input at the approval prompt ----------------------------------------------------------
+
+@pytest.mark.parametrize(("raised", "code"), [(KeyboardInterrupt(), 5), (EOFError(), 3)])
+def test_no_answer_at_the_prompt_applies_nothing_and_the_run_can_still_be_approved(
+        raised: BaseException, code: int, git_repo: Path, tmp_path: Path, runs: Path, script: Script,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import typer
+
+    log = tmp_path / "ci.log"
+    log.write_text(LOG)
+    monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: True)
+
+    def confirm(*args: Any, **kwargs: Any) -> bool:
+        # click turns Ctrl-C and end of input inside its prompt into Abort; a Ctrl-C can also land just outside.
+        if isinstance(raised, EOFError):
+            raise typer.Abort()
+        raise raised
+
+    monkeypatch.setattr(typer, "confirm", confirm)
+    got, _, err = _cli(["fix", str(log), "--repo", str(git_repo), "--no-llm-diagnosis"], capsys)
+    assert got == code
+    assert "Traceback" not in err
+    (trace,) = _traces(runs)
+    assert trace["status"] == "awaiting_approval"
+    assert "repopilot/" not in subprocess.run(["git", "branch"], cwd=git_repo, capture_output=True,
+                                              text=True).stdout
+    assert _cli(["approve", trace["run_id"], "--sha256", diff_sha256(FIX)], capsys)[0] == 0
+
+
+# -- REPOPILOT_MODEL ------------------------------------------------------------------------------------------
+
+ODD_MODELS = [
+    (None, "no model configured"),
+    ("", "no model configured"),
+    ("   ", "not provider:model"),
+    ("openai", "not provider:model"),
+    (":", "not provider:model"),
+    ("openai:", "not provider:model"),
+    (":gpt-4o", "not provider:model"),
+    ("nope:model", "unknown provider"),
+    ("ünï:cödé", "unknown provider"),
+    ("x" * 3000 + ":m", "unknown provider"),
+    ("openai:gpt-4o-mini", "OPENAI_API_KEY is not set"),
+    ("anthropic:claude", "ANTHROPIC_API_KEY is not set"),
+    ("gemini:flash", "GEMINI_API_KEY is not set"),
+    (OPENAI_KEY, "not provider:model"),  # a key pasted into the wrong variable is not echoed
+]
+
+
+@pytest.mark.parametrize(("value", "needle"), ODD_MODELS, ids=lambda v: repr(v)[:16])
+@pytest.mark.parametrize("command", ["ask", "fix", "resume"])
+def test_odd_model_settings_exit_2_before_anything_runs(
+        value: str | None, needle: str, command: str, git_repo: Path, tmp_path: Path, runs: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "ci.log"
+    log.write_text(LOG)
+    run_id = ""
+    if command == "resume":  # an interrupted ask run, resumed with a broken setting
+        _scripted(monkeypatch, [READ, KeyboardInterrupt()])
+        assert main(["ask", "q", "--repo", str(git_repo)]) == 5
+        run_id = _traces(runs)[0]["run_id"]
+    if value is None:
+        monkeypatch.delenv("REPOPILOT_MODEL", raising=False)
+    else:
+        monkeypatch.setenv("REPOPILOT_MODEL", value)
+    before = {p.name: p.read_bytes() for p in runs.glob("*.json")} if runs.exists() else {}
+    capsys.readouterr()
+    args = {"ask": ["ask", "q", "--repo", str(git_repo)], "fix": ["fix", str(log), "--repo", str(git_repo)],
+            "resume": ["resume", run_id]}[command]
+    code, _, err = _cli(args, capsys)
+    assert code == 2
+    _assert_one_clear_line(err, needle)
+    assert len(err) < 600
+    assert OPENAI_KEY not in err
+    after = {p.name: p.read_bytes() for p in runs.glob("*.json")} if runs.exists() else {}
+    assert after == before  # nothing recorded, nothing changed
+
+
+def test_models_shows_odd_settings_as_a_problem(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    for value, _ in ODD_MODELS[1:]:
+        monkeypatch.setenv("REPOPILOT_MODEL", value or "")
+        code, out, err = _cli(["models", "--json"], capsys)
+        assert code == 0, err
+        configured = json.loads(out)["configured"]
+        assert configured["problem"] or value.startswith(("openai:", "anthropic:", "gemini:"))
+        assert OPENAI_KEY not in out + err
