@@ -621,3 +621,27 @@ def test_models_shows_odd_settings_as_a_problem(monkeypatch: pytest.MonkeyPatch,
         configured = json.loads(out)["configured"]
         assert configured["problem"] or value.startswith(("openai:", "anthropic:", "gemini:"))
         assert OPENAI_KEY not in out + err
+
+
+@pytest.mark.parametrize("endpoint", ["ftp://models.example", "not a url", "http://:80/v1", "http://[bad", "http://h:port",
+                                      "http://a b.example", "http://user:hunter2secret@[bad"])
+@pytest.mark.parametrize(("model", "variable"), [("openai:gpt-4o-mini", "OPENAI_BASE_URL"),
+                                                 ("ollama:llama3.2", "OLLAMA_HOST"),
+                                                 ("anthropic:claude", "ANTHROPIC_BASE_URL")])
+def test_a_malformed_endpoint_is_a_setting_to_fix_not_a_connection_to_retry(
+        endpoint: str, model: str, variable: str, git_repo: Path, runs: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("REPOPILOT_MODEL", model)
+    monkeypatch.setenv(variable, endpoint)
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", UNSHAPED_KEY)
+    started = time.monotonic()
+    code, _, err = _cli(["ask", "q", "--repo", str(git_repo)], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, "endpoint")
+    assert time.monotonic() - started < 5  # refused at once, no retries
+    assert "hunter2secret" not in err and OPENAI_KEY not in err
+    assert not runs.exists() or not list(runs.glob("*.json"))
+    code, out, err = _cli(["models"], capsys)
+    assert code == 0, err
+    assert "hunter2secret" not in out + err
