@@ -90,6 +90,7 @@ def exit_code_for(exc: BaseException) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every outcome into an exit code with one clear line on stderr."""
+    _tolerate_undecodable_text()
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
         app(args=argv, prog_name="repopilot")
@@ -114,6 +115,14 @@ def main(argv: list[str] | None = None) -> int:
                       "traceback; please report it)", markup=False)
         return EXIT["bug"]
     return EXIT["ok"]
+
+
+def _tolerate_undecodable_text() -> None:
+    # A file name that is not UTF-8 reaches us as lone surrogates; printing one must not fail the command.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 # typer turns Ctrl-C inside a command into exit 130.

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from .errors import InputError
+from .errors import ConfigError, InputError
 from .redact import redact
 
 __all__ = [
@@ -180,10 +180,15 @@ class TraceRecorder:
         t = self.trace
         t.totals.duration_ms = round((time.monotonic() - self._t0) * 1000, 1)
         data = redact(t.model_dump(mode="json"))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{t.run_id}.", suffix=".tmp", dir=self.path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{t.run_id}.", suffix=".tmp", dir=self.path.parent)
+        except OSError as exc:
+            raise ConfigError(f"cannot write traces to {self.path.parent}/: {exc.strerror or exc}; set "
+                              "REPOPILOT_RUNS_DIR to a writable directory") from None
+        try:
+            # A lone surrogate (a file name that is not UTF-8) is written as "?": the trace stays readable JSON.
+            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
                 json.dump(data, fh, ensure_ascii=False, indent=1)
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -645,3 +645,39 @@ def test_a_malformed_endpoint_is_a_setting_to_fix_not_a_connection_to_retry(
     code, out, err = _cli(["models"], capsys)
     assert code == 0, err
     assert "hunter2secret" not in out + err
+
+
+# -- file names that are not UTF-8, a runs directory that cannot be written ---------------------------------------
+
+def test_a_file_name_that_is_not_utf8_is_diagnosed_and_recorded(tmp_path: Path, runs: Path) -> None:
+    name = os.fsencode(tmp_path) + b"/build\xff.log"
+    with open(name, "wb") as fh:
+        fh.write(LOG.encode())
+    env = {**os.environ, "REPOPILOT_RUNS_DIR": str(runs)}
+    for fmt in ("text", "json"):
+        done = subprocess.run([sys.executable, "-m", "repopilot.cli.main", "diagnose", name, "--format", fmt],
+                              capture_output=True, env=env, cwd=ROOT, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        assert b"Traceback" not in done.stderr
+    traces = _traces(runs)
+    assert len(traces) == 2 and all(t["status"] == "completed" for t in traces)
+    shown = subprocess.run([sys.executable, "-m", "repopilot.cli.main", "runs", "show", "latest"],
+                           capture_output=True, env=env, cwd=ROOT, timeout=60, check=False)
+    assert shown.returncode == 0, shown.stderr
+    missing = subprocess.run([sys.executable, "-m", "repopilot.cli.main", "diagnose", b"/nonexistent/\xfe.log"],
+                             capture_output=True, env=env, cwd=ROOT, timeout=60, check=False)
+    assert missing.returncode == 2
+    _assert_one_clear_line(missing.stderr.decode(errors="replace"), "no such file")
+
+
+@pytest.mark.parametrize("runs_dir", ["{tmp}/a-file", "{tmp}/a-file/below", "/proc/no-such-dir"])
+def test_a_runs_directory_that_cannot_be_written_is_a_setting_to_fix(
+        runs_dir: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a-file").write_text("not a directory")
+    log = tmp_path / "ci.log"
+    log.write_text(LOG)
+    monkeypatch.setenv("REPOPILOT_RUNS_DIR", runs_dir.format(tmp=tmp_path))
+    code, _, err = _cli(["diagnose", str(log)], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, "REPOPILOT_RUNS_DIR")
+    assert (tmp_path / "a-file").read_text() == "not a directory"
