@@ -681,3 +681,43 @@ def test_a_runs_directory_that_cannot_be_written_is_a_setting_to_fix(
     assert code == 2
     _assert_one_clear_line(err, "REPOPILOT_RUNS_DIR")
     assert (tmp_path / "a-file").read_text() == "not a directory"
+
+
+# -- github logs / report -------------------------------------------------------------------------------------
+
+HOSTILE_RUNS = ["../../etc/passwd", "a/b", "file:///etc/passwd", "https://github.com/o/r/actions/runs/../../x",
+                "https://github.com/../r/actions/runs/1", "https://github.com/o/r/actions/runs/1/job/abc",
+                "https://github.com/o/r/actions/runs/-1", "javascript:alert(1)"]
+
+
+@pytest.mark.parametrize("run", HOSTILE_RUNS)
+@pytest.mark.parametrize("command", [["github", "logs"], ["github", "report"], ["diagnose"]])
+def test_hostile_run_urls_are_refused_before_any_request(run: str, command: list[str], tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", GITHUB_TOKEN)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _cli([*command, run], capsys)
+    assert code == 2
+    _assert_one_clear_line(err)
+    assert GITHUB_TOKEN not in out + err
+    assert list(tmp_path.iterdir()) == []  # nothing downloaded or written
+
+
+@pytest.mark.parametrize(("payload", "needle"), [
+    (b"\xff\xfe\x00binary", "GITHUB_EVENT_PATH"),
+    (b'{"workflow_run": {"html_url": "../../etc"', "GITHUB_EVENT_PATH"),
+    (b'{"workflow_run": {"html_url": "../../etc"}}', "not a GitHub Actions run URL"),
+    (b"[1, 2]", "no run to report on"),
+])
+def test_a_broken_event_payload_is_one_line_exit_2(payload: bytes, needle: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    event = tmp_path / "event.json"
+    event.write_bytes(payload)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    for name in ("GITHUB_RUN_ID", "GITHUB_REPOSITORY", "REPOPILOT_RUN"):
+        monkeypatch.delenv(name, raising=False)
+    code, _, err = _cli(["github", "report"], capsys)
+    assert code == 2
+    _assert_one_clear_line(err, needle)
