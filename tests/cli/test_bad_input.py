@@ -456,6 +456,16 @@ def test_log_text_is_printed_verbatim_not_as_emoji_or_markup(tmp_path: Path, run
     assert "odd:x:name.log" in out and "❌" not in out
 
 
+def test_runs_show_names_the_file_of_a_failure_without_a_line(tmp_path: Path, runs: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "ci.log"
+    log.write_text("FAILED tests/t.py::test_a - boom\n")
+    assert _cli(["diagnose", str(log)], capsys)[0] == 0
+    code, out, err = _cli(["runs", "show", "latest"], capsys)
+    assert code == 0, err
+    assert "confidence 0.9) at tests/t.py: " in out
+
+
 # -- secrets --------------------------------------------------------------------------------------------------
 
 UNSHAPED_KEY = "plain-gateway-Secret-4242"  # no known credential shape: only the environment net catches it
