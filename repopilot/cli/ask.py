@@ -17,6 +17,7 @@ from ..core import (
     ToolRegistry,
     TraceRecorder,
     UserMessage,
+    redact_text,
 )
 from ..providers import resolve_model
 from ..repo import open_repo, repo_tools
@@ -60,10 +61,15 @@ def ask(
             if printer is not None:
                 printer.end_line()
     if as_json:
-        typer.echo(json.dumps({"run_id": result.run_id, "status": result.status, "answer": result.answer,
+        typer.echo(json.dumps({"run_id": result.run_id, "status": result.status, "answer": _shown(result.answer),
                            "trace": str(result.trace_path)}))
     elif printer is None or not printer.answer_shown or not result.answer:
-        out.print(result.answer or f"(no answer; status {result.status})", markup=False)
+        out.print(_shown(result.answer) or f"(no answer; status {result.status})", markup=False)
+
+
+def _shown(answer: str | None) -> str | None:
+    # The model may repeat a key it read; the trace file is redacted when written, the printed answer here.
+    return None if answer is None else redact_text(answer)
 
 
 class _StreamPrinter:

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 from rich.console import Console
 
 __all__ = ["err", "out", "stderr_is_terminal", "stdout_is_terminal"]
 
-out = Console(soft_wrap=True, highlight=False)
-err = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich's default exits 1 on its own; raise instead, so main.py decides the exit code in its one place.
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "the reader closed the pipe")
+
+
+# No emoji codes: log lines and paths are printed as they are (`/etc/passwd`'s `list:x:38` is not `list❌38`).
+out = _Console(soft_wrap=True, highlight=False, emoji=False)
+err = _Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 
 
 def stdout_is_terminal() -> bool:

@@ -35,6 +35,8 @@ from ..core import (
     ToolRegistry,
     TraceRecorder,
     UsageError,
+    redact,
+    redact_text,
     trace_path,
 )
 from ..core.trace import now_iso
@@ -105,9 +107,10 @@ def _show_diagnosis(reports: Sequence[dict[str, Any]]) -> None:
 
 def _show_proposal(proposal: Proposal) -> None:
     out.print("\n[bold]Proposed fix[/bold]")
-    out.print(proposal.explanation, markup=False)
+    # What the model wrote can repeat a key it read; the trace is redacted when written, the screen here.
+    out.print(redact_text(proposal.explanation), markup=False)
     out.print("")
-    out.print(Syntax(proposal.diff, "diff", theme="ansi_dark", background_color="default"))
+    out.print(Syntax(redact_text(proposal.diff), "diff", theme="ansi_dark", background_color="default"))
     out.print(f"files: {', '.join(proposal.files)}", markup=False)
     out.print(f"sha256: {proposal.sha256}", markup=False)
 
@@ -243,7 +246,7 @@ def _conclude(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
         raise typer.Exit(3)
     if t.status.startswith("failed"):
         raise RunError(f"run {t.run_id} ended without a fix ({t.status}): {t.answer or 'see the trace'}")
-    out.print(t.answer or f"(no answer; status {t.status})", markup=False)
+    out.print(redact_text(t.answer or f"(no answer; status {t.status})"), markup=False)
     if t.status != "approved" and not (t.proposal and Proposal.model_validate(t.proposal).decision):
         out.print(f"No fix was proposed (status {t.status}).", markup=False)
 
@@ -280,6 +283,7 @@ def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, m
     except (RepoPilotError, KeyboardInterrupt):
         rec.finish("failed")  # no conversation yet: nothing to resume, `fix` is simply run again
         raise
+    reports = redact(reports)  # the rules quote log lines, which can hold a token
     rec.trace.diagnosis = {"reports": reports}
     rec.save()
     _show_diagnosis(reports)
@@ -337,7 +341,7 @@ def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
     if t.command == "fix":
         _conclude(rec, root, yes=yes)
     else:
-        out.print(t.answer or f"(no answer; status {t.status})", markup=False)
+        out.print(redact_text(t.answer or f"(no answer; status {t.status})"), markup=False)
 
 
 def _rediagnose(rec: TraceRecorder, root: Path, *, yes: bool) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import typer
 
@@ -41,11 +43,33 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+@contextmanager
+def _reader_gone() -> Iterator[None]:
+    """`repopilot … | head -1`: the reader leaving early is not a failure, so the output stops quietly and the
+    command exits 0. It must be caught inside the command's context: typer turns EPIPE into exit 1 above it."""
+    try:
+        yield
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout again at exit; pointing it at /dev/null keeps that from failing a second time.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (captured in tests): nothing to flush later
+        pass
+
+
 @app.callback()
 def _root(
+    ctx: typer.Context,
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for unexpected errors."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
+    ctx.with_resource(_reader_gone())
     if debug:
         os.environ["REPOPILOT_DEBUG"] = "1"
 
@@ -66,6 +90,7 @@ def exit_code_for(exc: BaseException) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every outcome into an exit code with one clear line on stderr."""
+    _tolerate_undecodable_text()
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
         app(args=argv, prog_name="repopilot")
@@ -76,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         return _interrupted()
+    except BrokenPipeError:  # a pipe that closed outside any command, e.g. while printing usage
+        _silence_stdout()
+        return EXIT["ok"]
     except RepoPilotError as exc:
         err.print(f"repopilot: {exc}", markup=False)
         return exit_code_for(exc)
@@ -87,6 +115,14 @@ def main(argv: list[str] | None = None) -> int:
                       "traceback; please report it)", markup=False)
         return EXIT["bug"]
     return EXIT["ok"]
+
+
+def _tolerate_undecodable_text() -> None:
+    # A file name that is not UTF-8 reaches us as lone surrogates; printing one must not fail the command.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 # typer turns Ctrl-C inside a command into exit 130.

@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from ..core import ConfigError
+from ..core import ConfigError, redact_text
 from ..providers import PROVIDERS, split_spec
 from ..providers.http_client import safe_url
 from .console import out
@@ -21,7 +21,8 @@ __all__ = ["model_rows", "register"]
 def model_rows(environ: Mapping[str, str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """What `repopilot models` shows: the configured model (or why it is unusable) and one row per provider."""
     spec = environ.get("REPOPILOT_MODEL", "").strip()
-    configured: dict[str, Any] = {"REPOPILOT_MODEL": spec or None, "provider": None, "model": None,
+    # Shown back to the person, so a key pasted into the wrong variable is masked like everywhere else.
+    configured: dict[str, Any] = {"REPOPILOT_MODEL": redact_text(spec) or None, "provider": None, "model": None,
                                   "problem": None}
     if spec:
         try:

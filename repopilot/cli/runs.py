@@ -164,8 +164,8 @@ def _show_diagnosis(trace: RunTrace) -> None:
         if not isinstance(failure, dict):
             continue
         where = failure.get("file") or ""
-        if where and failure.get("line") is not None:
-            where = f" at {where}:{failure['line']}"
+        if where:
+            where = f" at {where}" + (f":{failure['line']}" if failure.get("line") is not None else "")
         out.print(f"- {failure.get('rule')} ({failure.get('category')}, confidence {failure.get('confidence')})"
                   f"{where}: {failure.get('message')}", markup=False)
         for line in failure.get("lines") or []:

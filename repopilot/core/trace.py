@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from .errors import InputError
+from .errors import ConfigError, InputError
 from .redact import redact
 
 __all__ = [
@@ -52,7 +52,9 @@ def runs_dir() -> Path:
 
 def trace_path(run_id: str, directory: Path | None = None) -> Path:
     if not _RUN_ID.match(run_id) or ".." in run_id:
-        raise InputError(f"not a run id: {run_id!r}")
+        # Echo at most a prefix: a megabyte of pasted text is not "one clear line".
+        shown = repr(run_id) if len(run_id) <= 100 else f"{run_id[:60]!r}… ({len(run_id)} characters)"
+        raise InputError(f"not a run id: {shown}")
     return (directory or runs_dir()) / f"{run_id}.json"
 
 
@@ -178,10 +180,15 @@ class TraceRecorder:
         t = self.trace
         t.totals.duration_ms = round((time.monotonic() - self._t0) * 1000, 1)
         data = redact(t.model_dump(mode="json"))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{t.run_id}.", suffix=".tmp", dir=self.path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{t.run_id}.", suffix=".tmp", dir=self.path.parent)
+        except OSError as exc:
+            raise ConfigError(f"cannot write traces to {self.path.parent}/: {exc.strerror or exc}; set "
+                              "REPOPILOT_RUNS_DIR to a writable directory") from None
+        try:
+            # A lone surrogate (a file name that is not UTF-8) is written as "?": the trace stays readable JSON.
+            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
                 json.dump(data, fh, ensure_ascii=False, indent=1)
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -199,10 +206,16 @@ def load_trace(run_id: str, directory: Path | None = None) -> RunTrace:
         raise InputError(f"no run {run_id!r} in {path.parent}/ (set REPOPILOT_RUNS_DIR?)") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a RepoPilot trace (not UTF-8 text)") from None
     try:
-        return RunTrace.model_validate_json(raw)
+        trace = RunTrace.model_validate_json(raw)
     except ValidationError as exc:
         raise InputError(f"{path} is not a RepoPilot trace ({exc.error_count()} problems)") from None
+    if trace.run_id != run_id:
+        # Acting on it would write to the other run's file: a copied or edited trace is refused, not followed.
+        raise InputError(f"{path} holds run {trace.run_id!r}, not {run_id!r}; refusing a renamed or edited trace")
+    return trace
 
 
 def list_traces(directory: Path | None = None) -> Iterator[RunTrace]:
@@ -213,5 +226,5 @@ def list_traces(directory: Path | None = None) -> Iterator[RunTrace]:
     for path in sorted(d.glob("*.json"), reverse=True):
         try:
             yield RunTrace.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValidationError):
+        except (OSError, UnicodeDecodeError, ValidationError):
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -112,6 +114,7 @@ class HttpClient:
     last_retries: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        _check_endpoint(self.provider, self.base_url)
         self._client = httpx.Client(
             base_url=self.base_url.rstrip("/"),
             headers={"user-agent": f"repopilot/{__version__}", "content-type": "application/json",
@@ -259,10 +262,30 @@ def _short_body(text: str) -> str:
     return redact_text(text.strip())[:_BODY_CHARS]
 
 
+def _check_endpoint(provider: str, url: str) -> None:
+    """A malformed endpoint is a setting to fix (exit 2), not a connection to retry and then fail (exit 4)."""
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and not any(c.isspace() for c in url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:  # e.g. an unclosed [ in the host
+        ok = False
+    if not ok:
+        raise ConfigError(f"{provider}: the endpoint {_without_userinfo(url)!r} is not an http:// or https:// URL; "
+                          "fix the provider's endpoint variable (`repopilot models` lists them)")
+
+
 def safe_url(url: str) -> str:
     """`url` without any user:password part, for messages and `repopilot models`."""
-    parsed = httpx.URL(url)
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:  # shown anyway (`repopilot models` lists bad settings), minus what may be a password
+        return _without_userinfo(url)
     return str(parsed.copy_with(username=None, password=None)) if parsed.userinfo else url
+
+
+def _without_userinfo(url: str) -> str:
+    return re.sub(r"//[^/]*@", "//", url)
 
 
 def timeout_from_env(environ: Mapping[str, str]) -> httpx.Timeout:

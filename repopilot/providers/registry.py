@@ -31,10 +31,15 @@ def register(info: ProviderInfo) -> None:
     PROVIDERS[info.name] = info
 
 
+def _shown(text: str) -> str:
+    # A setting can be anything pasted by mistake, a whole file even: quote a prefix, not all of it.
+    return repr(text) if len(text) <= 60 else f"{text[:40]!r}… ({len(text)} characters)"
+
+
 def split_spec(spec: str) -> tuple[str, str]:
     provider, sep, model = spec.strip().partition(":")
     if not sep or not provider or not model:
-        raise ConfigError(f"REPOPILOT_MODEL={spec!r} is not provider:model; {HOWTO}")
+        raise ConfigError(f"REPOPILOT_MODEL={_shown(spec)} is not provider:model; {HOWTO}")
     return provider.lower(), model
 
 
@@ -48,5 +53,5 @@ def resolve_model(spec: str | None = None, environ: Mapping[str, str] | None = N
     info = PROVIDERS.get(provider)
     if info is None:
         known = ", ".join(sorted(PROVIDERS))
-        raise ConfigError(f"unknown provider {provider!r} in REPOPILOT_MODEL; known providers: {known}")
+        raise ConfigError(f"unknown provider {_shown(provider)} in REPOPILOT_MODEL; known providers: {known}")
     return info.factory(model, env)

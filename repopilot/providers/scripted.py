@@ -21,6 +21,7 @@ from ..core import (
     ToolSpec,
     Usage,
 )
+from .wire import parse_arguments
 
 __all__ = ["ScriptExhausted", "ScriptedModel"]
 
@@ -74,9 +75,11 @@ class ScriptedModel:
             # comes from the conversation, not from this object.
             turn = sum(isinstance(m, AssistantMessage) for m in messages) + 1
             for index, raw in enumerate(reply.get("tool_calls", []), 1):
-                calls.append(ToolCall(id=raw.get("id") or f"call_{turn}_{index}", name=raw["name"],
-                                      arguments=raw.get("arguments", {}),
-                                      arguments_error=raw.get("arguments_error")))
+                # Parsed like a real provider's arguments, so a script can replay what a misbehaving model sends
+                # (a string, a list, broken JSON, no name) and the loop answers it with an error result.
+                arguments, error = parse_arguments(raw.get("arguments"))
+                calls.append(ToolCall(id=raw.get("id") or f"call_{turn}_{index}", name=str(raw.get("name") or ""),
+                                      arguments=arguments, arguments_error=raw.get("arguments_error") or error))
             msg = AssistantMessage(content=reply.get("content", ""), tool_calls=calls)
         else:  # pragma: no cover - guarded by the Reply type
             raise TypeError(f"unsupported scripted reply {type(reply).__name__}")
