@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..core import InputError, Model, TraceRecorder
+from ..core import InputError, Model, TraceRecorder, redact
 from .baseline import seen_in_baseline
 from .catalog import Catalog, load_catalog
 from .diagnosis import Diagnosis, build_diagnosis
@@ -29,7 +29,9 @@ class Result:
     escalation: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return to_contract(self)
+        # Reports quote log lines, and a log can echo a token: every caller gets them redacted.
+        result: dict[str, Any] = redact(to_contract(self))
+        return result
 
 
 @lru_cache(maxsize=4)

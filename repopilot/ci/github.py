@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TransferSpeedColumn
 
-from ..core import GitHubAPIError, InputError, RunError
+from ..core import ConfigError, GitHubAPIError, InputError, RunError
 from .github_api import DEFAULT_API_URL, GitHubClient
 from .sources import LogInput
 
@@ -72,8 +72,13 @@ class RunRef:
         return url
 
     def default_api_url(self) -> str:
-        """The API of the server the URL names (github.com, or a GitHub Enterprise Server)."""
-        return DEFAULT_API_URL if self.host in ("github.com", "www.github.com") else f"https://{self.host}/api/v3"
+        """The API for a github.com URL. Any other host could be anyone's: the token is sent there only when the
+        user names that API in GITHUB_API_URL (a GitHub Enterprise Server they trust), never because a URL said so."""
+        if self.host in ("github.com", "www.github.com"):
+            return DEFAULT_API_URL
+        raise ConfigError(f"the run URL is on {self.host}, not github.com: RepoPilot sends GITHUB_TOKEN only to "
+                          f"api.github.com or to GITHUB_API_URL; for a GitHub Enterprise Server you trust, set "
+                          f"GITHUB_API_URL=https://{self.host}/api/v3")
 
 
 def is_run_url(text: str) -> bool:
@@ -86,7 +91,8 @@ def parse_run_url(url: str) -> RunRef:
     parts = urlsplit(url.strip())
     match = _RUN_PATH.match(parts.path)
     if parts.scheme not in ("https", "http") or not parts.hostname or not match:
-        raise InputError(f"not a GitHub Actions run URL: {url.strip()!r} (expected {_EXAMPLE})")
+        shown = url.strip() if len(url.strip()) <= 200 else url.strip()[:200] + "…"
+        raise InputError(f"not a GitHub Actions run URL: {shown!r} (expected {_EXAMPLE})")
     attempt = match.group("attempt")
     job = match.group("job")
     host = parts.hostname + (f":{parts.port}" if parts.port else "")

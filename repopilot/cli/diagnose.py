@@ -17,7 +17,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColu
 from ..ci.engine import diagnose_input
 from ..ci.render import render_github, render_markdown, render_text
 from ..ci.sources import LogInput, open_sources
-from ..core import InputError, Model, TraceRecorder, redact
+from ..core import InputError, Model, TraceRecorder
 from ..providers import resolve_model
 from .console import err, out, stderr_is_terminal
 from .session import reporting
@@ -92,9 +92,8 @@ def diagnose(
                 with _progress(log) as progress:
                     result = diagnose_input(log, baseline=base, model=model, recorder=rec,
                                             token_budget=token_budget, progress=progress)
-                # The rules quote log lines, and a log can echo a token: redacted before anything is shown.
                 # `run_id` is the CI run (from a run URL); `trace_run_id` names this diagnosis's own trace.
-                reports.append({**redact(result.to_dict()), "trace_run_id": rec.trace.run_id})
+                reports.append({**result.to_dict(), "trace_run_id": rec.trace.run_id})
         except BaseException:
             rec.finish("failed")
             raise

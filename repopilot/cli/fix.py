@@ -35,7 +35,6 @@ from ..core import (
     ToolRegistry,
     TraceRecorder,
     UsageError,
-    redact,
     redact_text,
     trace_path,
 )
@@ -283,7 +282,6 @@ def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, m
     except (RepoPilotError, KeyboardInterrupt):
         rec.finish("failed")  # no conversation yet: nothing to resume, `fix` is simply run again
         raise
-    reports = redact(reports)  # the rules quote log lines, which can hold a token
     rec.trace.diagnosis = {"reports": reports}
     rec.save()
     _show_diagnosis(reports)

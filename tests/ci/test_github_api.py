@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 from pathlib import Path
@@ -61,7 +62,23 @@ def test_run_ref_round_trips_and_knows_its_api() -> None:
     ref = parse_run_url("https://github.com/octo/demo/actions/runs/42/attempts/3/job/7")
     assert parse_run_url(ref.url) == ref
     assert ref.default_api_url() == "https://api.github.com"
-    assert parse_run_url("https://ghe.corp/a/b/actions/runs/1").default_api_url() == "https://ghe.corp/api/v3"
+
+
+
+def test_the_token_never_goes_to_a_host_only_the_url_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run URL on another host must not make RepoPilot send GITHUB_TOKEN there: only api.github.com or the API
+    the user configured in GITHUB_API_URL get it."""
+    with pytest.raises(ConfigError, match=re.escape("GITHUB_API_URL=https://evil.example/api/v3")):
+        parse_run_url("https://evil.example/o/r/actions/runs/1").default_api_url()
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "x" * 36)
+    with pytest.raises(ConfigError):
+        github_log_inputs("https://evil.example/o/r/actions/runs/1")
+
+
+def test_a_long_bad_url_is_not_echoed_whole() -> None:
+    with pytest.raises(InputError) as info:
+        parse_run_url("https://github.com/" + "a" * 3000)
+    assert len(str(info.value)) < 400
 
 
 # -- downloading failed jobs -------------------------------------------------------------------------------------

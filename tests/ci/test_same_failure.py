@@ -54,3 +54,14 @@ def test_two_different_tests_stay_two_failures(tmp_path: Path, capsys: pytest.Ca
     report = json.loads(capsys.readouterr().out)
     tests = {f.get("test") for f in report["failures"] if f.get("causal")}
     assert {"test_add", "test_read"} <= tests
+
+
+def test_reports_from_the_public_api_are_redacted(tmp_path: Path) -> None:
+    from repopilot.ci import diagnose_source
+
+    token = "ghp_" + "A1b2" * 9
+    log = tmp_path / "ci.log"
+    log.write_text(PYTEST_LOG.replace("assert -1 == 5", f"assert {token!r} == 5"))
+    report = diagnose_source(str(log))[0]
+    assert token not in json.dumps(report)
+    assert "[REDACTED]" in json.dumps(report)
