@@ -6,8 +6,9 @@ import errno
 import sys
 
 from rich.console import Console
+from rich.syntax import Syntax
 
-__all__ = ["err", "out", "stderr_is_terminal", "stdout_is_terminal"]
+__all__ = ["diff_view", "err", "out", "stderr_is_terminal", "stdout_is_terminal"]
 
 
 
@@ -21,6 +22,11 @@ class _Console(Console):
 # No emoji codes: log lines and paths are printed as they are (`/etc/passwd`'s `list:x:38` is not `list❌38`).
 out = _Console(soft_wrap=True, highlight=False, emoji=False)
 err = _Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
+
+
+def diff_view(diff: str) -> Syntax:
+    """A unified diff coloured for the terminal (plain text when piped), the same in every command."""
+    return Syntax(diff, "diff", theme="ansi_dark", background_color="default")
 
 
 def stdout_is_terminal() -> bool:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.syntax import Syntax
 
 from ..ci import diagnose_source
 from ..ci.render import render_text
@@ -44,7 +43,7 @@ from ..repo import open_repo, repo_tools
 from ..repo.apply import apply_fix
 from ..repo.fixer import fix_tools, seed_messages
 from ..repo.propose import APPLIED_BRANCH
-from .console import err, out
+from .console import diff_view, err, out
 from .session import reporting
 
 __all__ = ["approve_run", "register", "reject_run"]
@@ -109,7 +108,7 @@ def _show_proposal(proposal: Proposal) -> None:
     # What the model wrote can repeat a key it read; the trace is redacted when written, the screen here.
     out.print(redact_text(proposal.explanation), markup=False)
     out.print("")
-    out.print(Syntax(redact_text(proposal.diff), "diff", theme="ansi_dark", background_color="default"))
+    out.print(diff_view(redact_text(proposal.diff)))
     out.print(f"files: {', '.join(proposal.files)}", markup=False)
     out.print(f"sha256: {proposal.sha256}", markup=False)
 

@@ -25,7 +25,7 @@ from ..telemetry import (
     step_subject,
     timeline,
 )
-from .console import err, out, stderr_is_terminal, stdout_is_terminal
+from .console import diff_view, err, out, stderr_is_terminal, stdout_is_terminal
 from .summary import format_cost, summary_lines
 
 __all__ = ["register"]
@@ -142,20 +142,6 @@ def _print_section(title: str) -> None:
     out.print(f"\n[bold]{escape(title)}[/bold]" if stdout_is_terminal() else f"\n{title}")
 
 
-def _print_diff(diff: str) -> None:
-    for line in diff.splitlines():
-        style = ""
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("@@"):
-            style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        out.print(f"[{style}]{escape(line)}[/{style}]" if style else escape(line))
-
-
 def _show_diagnosis(trace: RunTrace) -> None:
     diag = trace.diagnosis or {}
     _print_section("diagnosis")
@@ -208,7 +194,7 @@ def runs_show(
         _print_section("proposed fix")
         out.print(str(trace.proposal.get("explanation") or ""), markup=False)
         out.print(f"sha256 {trace.proposal.get('sha256')}", markup=False)
-        _print_diff(str(trace.proposal.get("diff") or ""))
+        out.print(diff_view(str(trace.proposal.get("diff") or "")))
     if trace.answer:
         _print_section("answer")
         out.print(trace.answer, markup=False)
