@@ -97,7 +97,8 @@ def diagnose(
         except BaseException:
             rec.finish("failed")
             raise
-        rec.finish("completed", diagnosis=reports[0] if len(reports) == 1 else {"logs": reports})
+        rec.trace.set_reports(reports)
+        rec.finish("completed")
     if fmt is Format.json:
         typer.echo(json.dumps(reports[0] if len(reports) == 1 else reports, ensure_ascii=False, indent=1))
     elif fmt is Format.markdown:

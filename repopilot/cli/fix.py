@@ -281,7 +281,7 @@ def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, m
     except (RepoPilotError, KeyboardInterrupt):
         rec.finish("failed")  # no conversation yet: nothing to resume, `fix` is simply run again
         raise
-    rec.trace.diagnosis = {"reports": reports}
+    rec.trace.set_reports(reports)
     rec.save()
     _show_diagnosis(reports)
     agent = Agent(model, ToolRegistry(fix_tools(root)), rec, Budgets(max_steps=max_steps))

@@ -9,6 +9,7 @@ import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -143,8 +144,12 @@ def _print_section(title: str) -> None:
 
 
 def _show_diagnosis(trace: RunTrace) -> None:
-    diag = trace.diagnosis or {}
-    _print_section("diagnosis")
+    for diag in trace.reports():
+        _show_report(diag)
+
+
+def _show_report(diag: dict[str, Any]) -> None:
+    _print_section("diagnosis" + (f" of {diag['source']}" if diag.get("source") else ""))
     out.print(f"category {diag.get('category')} (decided by {diag.get('decided_by')})", markup=False)
     for failure in diag.get("failures") or []:
         if not isinstance(failure, dict):

@@ -230,8 +230,7 @@ def render_trace_page(trace: RunTrace) -> str:
         f'<p class="goal">{_e(clean.goal)}</p></header>',
         _meta(clean),
     ]
-    if clean.diagnosis:
-        body.append(_diagnosis(clean.diagnosis))
+    body.extend(_diagnosis(report) for report in clean.reports())
     body.append(_timeline(clean))
     body.append(_decisions(clean.steps))
     if clean.proposal:

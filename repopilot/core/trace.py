@@ -109,6 +109,20 @@ class RunTrace(BaseModel):
     proposal: dict[str, Any] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    def set_reports(self, reports: list[dict[str, Any]]) -> None:
+        """Record the diagnosis: one log's report as it is, several as `{"logs": [...]}`."""
+        self.diagnosis = reports[0] if len(reports) == 1 else {"logs": reports}
+
+    def reports(self) -> list[dict[str, Any]]:
+        """The diagnosis reports, one per log, whichever way they were recorded."""
+        d = self.diagnosis
+        if not d:
+            return []
+        many = d.get("logs", d.get("reports"))  # "reports": how early fix runs recorded them
+        if isinstance(many, list):
+            return [r for r in many if isinstance(r, dict)]
+        return [d]
+
 
 class TraceListener(Protocol):
     """Told about each step as it is recorded and about the run's end (e.g. a live OpenTelemetry exporter).

@@ -257,13 +257,18 @@ def agent_attributes(trace: RunTrace) -> dict[str, AttributeValue]:
         attrs["gen_ai.usage.output_tokens"] = trace.totals.output_tokens
         if trace.totals.cost is not None:
             attrs["repopilot.cost_usd"] = trace.totals.cost
-    if trace.diagnosis:
+    reports = trace.reports()
+    if reports:
+        # The first log's verdict; a run over several logs says how many there were.
+        first = reports[0]
         for key in ("category", "decided_by"):
-            if trace.diagnosis.get(key) is not None:
-                attrs[f"repopilot.diagnosis.{key}"] = str(trace.diagnosis[key])
-        lines = trace.diagnosis.get("error_lines")
+            if first.get(key) is not None:
+                attrs[f"repopilot.diagnosis.{key}"] = str(first[key])
+        lines = first.get("error_lines")
         if isinstance(lines, list):
             attrs["repopilot.diagnosis.error_lines"] = len(lines)
+        if len(reports) > 1:
+            attrs["repopilot.diagnosis.logs"] = len(reports)
     if trace.proposal:
         if trace.proposal.get("sha256"):
             attrs["repopilot.proposal.sha256"] = str(trace.proposal["sha256"])
