@@ -70,7 +70,10 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     excerpt = build_excerpt(diag, token_budget)
     outcome: dict[str, Any] | None = None
     if recorder is not None:
-        recorder.step("decision", result=f"rules: {diag.decided_by}", detail={
+        top = diag.failures[0] if diag.failures else None
+        verdict = (f"{diag.category}: {top.rule} scored {top.score:.2f}" + ("" if diag.confident else ", not confident")
+                   if top else "no rule fired")
+        recorder.step("decision", result=verdict, detail={
             "decision": "rules", "log": log.name, "engine": res.engine, "lines": res.lines,
             "category": diag.category, "confident": diag.confident,
             "fired": [{"rule": f.rule, "line": f.trigger, "confidence": f.confidence, "score": round(f.score, 3),
