@@ -252,7 +252,7 @@ def _conclude(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
 # -- commands -----------------------------------------------------------------------------------------------
 
 def fix(
-    source: str = typer.Argument(..., help="The failing CI log: a file or - for stdin."),
+    source: str = typer.Argument(..., help="The failing CI log: a file, - for stdin, a run-logs .zip or a run URL."),
     repo: Path = typer.Option(Path("."), "--repo", help="The git repository to fix."),
     yes: bool = typer.Option(False, "--yes", help="Approve the proposed diff without asking (explicit consent)."),
     max_steps: int = typer.Option(20, "--max-steps", min=1, help="Model calls before a final answer is forced."),
