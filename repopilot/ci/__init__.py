@@ -8,6 +8,7 @@ from .catalog import CATEGORIES, Catalog, Rule, load_catalog
 from .engine import Result, diagnose_input, diagnose_source, to_report
 from .render import RENDERERS, render_github, render_json, render_markdown
 from .report import DiagnosisReport, ReportFailure, read_report, report_schema
+from .runurl import RunRef, is_run_url, parse_run_url
 from .sources import LogInput, open_sources
 
 __all__ = [
@@ -19,10 +20,13 @@ __all__ = [
     "ReportFailure",
     "Result",
     "Rule",
+    "RunRef",
     "diagnose_input",
     "diagnose_source",
+    "is_run_url",
     "load_catalog",
     "open_sources",
+    "parse_run_url",
     "read_report",
     "render_github",
     "render_json",
