@@ -1,5 +1,6 @@
 """Diagnosis output: text (rich), Markdown (PR comment / job summary) and GitHub workflow-command annotations.
-JSON is the contract dict itself (`engine.to_contract`)."""
+JSON is the contract dict itself (`engine.to_contract`). Every piece of log-derived text passes the one
+sanitiser (`core.sanitize.visible`) before its format's own escaping."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+
+from ..core.sanitize import visible
 
 __all__ = ["MAX_ANNOTATIONS", "render_github", "render_markdown", "render_text"]
 
@@ -30,52 +33,57 @@ def _name(report: dict[str, Any]) -> str:
     return str(report.get("log") or report.get("source") or "log")
 
 
+def _t(text: object, *, newlines: bool = False) -> str:
+    """Untrusted text inside a rich markup string: sanitised, then its `[...]` escaped."""
+    return escape(visible(str(text), newlines=newlines))
+
+
 def render_text(report: dict[str, Any], console: Console, *, verbose: bool = False) -> None:
-    head = f"[bold]{escape(_name(report))}[/bold]: "
+    head = f"[bold]{_t(_name(report))}[/bold]: "
     cat = report["category"]
     colour = "green" if cat == "unknown" else "red"
     head += f"[{colour} bold]{cat}[/{colour} bold] (decided by {report['decided_by']}"
     failures = _causal(report)
     if failures and report["decided_by"] == "rules":
-        head += f", rule {escape(failures[0]['rule'])}, confidence {failures[0]['confidence']:.2f}"
+        head += f", rule {_t(failures[0]['rule'])}, confidence {failures[0]['confidence']:.2f}"
     head += ")"
     console.print(head)
     if report.get("failing_step") and report["failing_step"].get("name"):
         step = report["failing_step"]
-        console.print(f"  failing step: {escape(step['name'][:100])} (line {step['line']}, exit {step['exit_code']})")
+        console.print(f"  failing step: {_t(step['name'][:100])} (line {step['line']}, exit {step['exit_code']})")
     if report.get("summary"):
-        console.print(f"  model: {escape(report['summary'])}")
+        console.print(f"  model: {_t(report['summary'], newlines=True)}")
     if not report["failures"] and not report["error_lines"]:
         console.print("  no known error pattern matched; the excerpt below is the best guess")
     shown_failures = failures if verbose else failures[:5]
     hinted: set[str] = set()
     for f in shown_failures:
         where = _where(f)
-        title = f"  [bold]{escape(f['rule'])}[/bold] ({f['category']})"
+        title = f"  [bold]{_t(f['rule'])}[/bold] ({f['category']})"
         if where:
-            title += f" [cyan]{escape(where)}[/cyan]"
+            title += f" [cyan]{_t(where)}[/cyan]"
         if f.get("test"):
-            title += f" test {escape(str(f['test']))}"
+            title += f" test {_t(str(f['test']))}"
         console.print(title)
-        console.print(f"    {escape(f['message'][:200])}")
+        console.print(f"    {_t(f['message'][:200])}")
         lines = f["lines"] if verbose else f["lines"][:_SHOW_LINES]
         for item in lines:
-            console.print(f"    [dim]{item['line']:>7} │[/dim] {escape(item['text'][:200])}")
+            console.print(f"    [dim]{item['line']:>7} │[/dim] {_t(item['text'][:200])}")
         if len(f["lines"]) > len(lines):
             console.print(f"    [dim]        … {len(f['lines']) - len(lines)} more lines[/dim]")
         if f.get("repeats", 1) > 1:
             console.print(f"    [dim](seen {f['repeats']} times)[/dim]")
         if f.get("hint") and f["rule"] not in hinted:
             hinted.add(f["rule"])
-            console.print(f"    [yellow]hint:[/yellow] {escape(f['hint'])}")
+            console.print(f"    [yellow]hint:[/yellow] {_t(f['hint'], newlines=True)}")
     if len(failures) > len(shown_failures):
         console.print(f"  … {len(failures) - len(shown_failures)} more failures (--format json for all)")
     if not failures:
         console.print("[dim]excerpt:[/dim]")
-        for line in report["excerpt"]["text"].splitlines()[1:40]:
-            console.print(f"  {escape(line)}")
+        for line in _split(report["excerpt"]["text"])[1:40]:
+            console.print(f"  {_t(line)}")
     if report.get("hint") and report["decided_by"] == "llm":
-        console.print(f"  [yellow]hint:[/yellow] {escape(report['hint'])}")
+        console.print(f"  [yellow]hint:[/yellow] {_t(report['hint'], newlines=True)}")
     lines = report["error_lines"]
     if lines:
         console.print(f"  [dim]{len(lines)} causal lines; excerpt {report['excerpt']['tokens']} tokens[/dim]")
@@ -102,29 +110,41 @@ def render_markdown(reports: list[dict[str, Any]]) -> str:
             out.append("")
             out.append("```text")
             for item in f["lines"][:30]:
-                out.append(f"{item['line']:>6} | {item['text'][:200].replace('```', '` ` `')}")
+                out.append(f"{item['line']:>6} | {_code(item['text'][:200])}")
             out.append("```")
             out.append("</details>")
             if f.get("hint"):
                 out.append(f"\n**Hint:** {_md(f['hint'])}")
         if not failures:
             out.append("\nNo known error pattern matched. Excerpt:\n\n```text")
-            out.extend(report["excerpt"]["text"].replace("```", "` ` `").splitlines()[:40])
+            out.extend(_code(line) for line in _split(report["excerpt"]["text"])[:40])
             out.append("```")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
+def _split(text: str) -> list[str]:
+    # On "\n" only, as the log's lines are numbered: splitlines() would also break at form feeds and the
+    # separators binary junk holds (0x1c-0x1e), inventing lines; those are shown as visible stand-ins instead.
+    return text.rstrip("\n").split("\n") if text else []
+
+
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return visible(text.replace("\n", " "), newlines=False).replace("|", "\\|")
+
+
+def _code(line: str) -> str:
+    """One line inside a ```text block: it cannot close the fence."""
+    return visible(line, newlines=False).replace("```", "` ` `")
 
 
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return visible(text, newlines=False).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # CR and LF are the workflow-command format's own escapes; every other control is shown visibly.
+    return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:

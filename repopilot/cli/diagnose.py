@@ -18,8 +18,9 @@ from ..ci.engine import diagnose_input
 from ..ci.render import render_github, render_markdown, render_text
 from ..ci.sources import LogInput, open_sources
 from ..core import InputError, Model, TraceRecorder
+from ..core.sanitize import json_visible, visible
 from ..providers import resolve_model
-from .console import err, out, stderr_is_terminal
+from .console import err, out, shown, stderr_is_terminal
 from .session import reporting
 
 __all__ = ["EXAMPLE_LOG", "diagnose", "register"]
@@ -54,7 +55,7 @@ def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
         return
     with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                   TransferSpeedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"scanning {log.name}", total=log.size)
+        task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)
         yield lambda done: bar.update(task, completed=done)
 
 
@@ -100,11 +101,12 @@ def diagnose(
         rec.trace.set_reports(reports)
         rec.finish("completed")
     if fmt is Format.json:
-        typer.echo(json.dumps(reports[0] if len(reports) == 1 else reports, ensure_ascii=False, indent=1))
+        typer.echo(json_visible(json.dumps(reports[0] if len(reports) == 1 else reports, ensure_ascii=False,
+                                           indent=1)))
     elif fmt is Format.markdown:
-        typer.echo(render_markdown(reports), nl=False)
+        typer.echo(visible(render_markdown(reports)), nl=False)
     elif fmt is Format.github:
-        typer.echo(render_github(reports), nl=False)
+        typer.echo(visible(render_github(reports)), nl=False)
     else:
         for report in reports:
             render_text(report, out, verbose=verbose)
