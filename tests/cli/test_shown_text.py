@@ -127,7 +127,7 @@ def test_diagnose_a_zip_with_a_binary_member(tmp_path: Path, capsys: pytest.Capt
 
 def test_streamed_ask_output(monkeypatch: pytest.MonkeyPatch) -> None:
     buffer = io.StringIO()
-    monkeypatch.setattr(ask_cli.out, "file", buffer)
+    monkeypatch.setattr(ask_cli.out, "_file", buffer)  # restored to None: the console follows sys.stdout again
     printer = ask_cli._StreamPrinter()
     for fragment in ("before ", f"{ESC}[2", "K", f"{ESC}]52;c;eA=={chr(7)} after"):
         printer.write(fragment)
