@@ -13,11 +13,13 @@ from pathlib import Path
 import pyte
 import pytest
 
-from repopilot.ci.render import render_github, render_markdown, render_text
+from repopilot.ci import DiagnosisReport
+from repopilot.ci.render import render_github, render_json, render_markdown
 from repopilot.cli import ask as ask_cli
 from repopilot.cli import runs as runs_cli
 from repopilot.cli.console import _Console
 from repopilot.cli.main import main
+from repopilot.cli.render import render_text
 from repopilot.core import TraceRecorder
 from repopilot.core.sanitize import UNSAFE
 
@@ -84,26 +86,29 @@ def test_the_html_page(hostile_run: str, capsys: pytest.CaptureFixture[str]) -> 
     assert "answer SECRET-PLAN␛[2K" in page and "⟨U+202E⟩esrever" in page
 
 
-def _report(text: str) -> dict[str, object]:
+def _report(text: str) -> DiagnosisReport:
     line = {"line": 3, "text": text}
-    return {"log": f"job {HOSTILE}", "category": "build", "decided_by": "rules", "error_lines": [3],
-            "summary": None, "hint": None, "failing_step": {"name": f"step {HOSTILE}", "line": 1, "exit_code": 1},
-            "excerpt": {"text": f"header\n{text}", "tokens": 5, "ranges": [[3, 3]]},
-            "failures": [{"rule": "x.y", "category": "build", "confidence": 0.9, "message": f"msg {text}",
-                          "file": f"src/{HOSTILE}.go", "line": 3, "lines": [line], "causal": True,
-                          "hint": f"hint {text}"}]}
+    return DiagnosisReport.model_validate({
+        "log": f"job {HOSTILE}", "category": "build", "decided_by": "rules", "error_lines": [3],
+        "failing_step": {"name": f"step {HOSTILE}", "line": 1, "exit_code": 1},
+        "excerpt": {"text": f"header\n{text}", "tokens": 5, "ranges": [[3, 3]]},
+        "failures": [{"rule": "x.y", "category": "build", "confidence": 0.9, "message": f"msg {text}",
+                      "file": f"src/{HOSTILE}.go", "line": 3, "lines": [line], "causal": True,
+                      "hint": f"hint {text}"}]})
 
 
-def test_diagnosis_renderers_text_markdown_annotations() -> None:
+def test_diagnosis_renderers_text_markdown_annotations_json() -> None:
     report = _report(HOSTILE)
-    buffer = io.StringIO()
-    render_text(report, _Console(file=buffer, force_terminal=True, color_system="standard", width=400))
-    shown = buffer.getvalue()
+    console = _Console(file=io.StringIO(), force_terminal=True, color_system="standard", width=400)
+    shown = render_text([report], console=console)
     assert "SECRET-PLAN␛[2K␛[1G" in _on_screen(shown)
     assert "]52;" not in shown.replace("␛]52;", "")  # no raw OSC 52 left for the terminal to act on
     for text in (render_markdown([report]), render_github([report])):
         _clean(text)
         assert "SECRET-PLAN␛[2K␛[1G" in text and "⟨U+202E⟩esrever" in text
+    data = render_json([report])
+    _clean(data)
+    assert json.loads(data)["failures"][0]["message"] == f"msg {HOSTILE}"
 
 
 def test_diagnose_a_zip_with_a_binary_member(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
