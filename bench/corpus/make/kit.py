@@ -107,6 +107,18 @@ def between(lines: list[str], start: str, stop: str, pick: str) -> list[int]:
     return out
 
 
+def first3(lines: list[str], idx: list[int]) -> list[int]:
+    """The guideline's rule for identical repeats: of labelled lines with the same text, keep the first three."""
+    seen: dict[str, int] = {}
+    out: list[int] = []
+    for i in sorted(set(idx)):
+        key = lines[i].strip()
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] <= 3:
+            out.append(i)
+    return out
+
+
 def after(lines: list[str], pat: str, n: int) -> list[int]:
     """The first line matching `pat` and the `n` lines after it."""
     i = grep(lines, pat, limit=1)[0]
