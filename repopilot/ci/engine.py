@@ -16,8 +16,11 @@ from .catalog import Catalog, load_catalog
 from .diagnosis import Diagnosis, build_diagnosis
 from .escalate import escalate
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
+from .located import apply_locator
+from .locator import LocatorModel, candidates, default_model
 from .scanner import Scanner
 from .sources import RUN_URL, LogInput, open_sources
+from .verdict import decide_category
 
 __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_contract"]
 
@@ -53,7 +56,8 @@ def _run_id(source: str) -> str | None:
 
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
                    recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
-                   scanner: Scanner | None = None, progress: Callable[[int], None] | None = None) -> Result:
+                   scanner: Scanner | None = None, progress: Callable[[int], None] | None = None,
+                   locator: LocatorModel | None = None) -> Result:
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
     sc = scanner or default_scanner()
@@ -63,10 +67,11 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
         raise InputError(f"{log.name} is empty: nothing to diagnose")
     dropped: set[int] = set()
     if baseline is not None:
-        candidates = {n: t for n, t in res.text.items()}
-        dropped = seen_in_baseline(baseline, candidates)
+        dropped = seen_in_baseline(baseline, candidates(res))
     diag = build_diagnosis(res, name=log.name, source=log.source, run_id=_run_id(log.source), job=log.job,
                            catalog_version=_catalog(sc).version, dropped=dropped)
+    apply_locator(diag, res, locator or default_model(), dropped)
+    decide_category(diag, res)
     excerpt = build_excerpt(diag, token_budget)
     outcome: dict[str, Any] | None = None
     if recorder is not None:
@@ -75,10 +80,16 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
                    if top else "no rule fired")
         recorder.step("decision", result=verdict, detail={
             "decision": "rules", "log": log.name, "engine": res.engine, "lines": res.lines,
-            "category": diag.category, "confident": diag.confident,
+            "category": diag.category, "confident": diag.confident, "confidence": diag.confidence,
             "fired": [{"rule": f.rule, "line": f.trigger, "confidence": f.confidence, "score": round(f.score, 3),
                        "causal": f.causal} for f in diag.failures[:30]],
             "decisions": diag.decisions[:100]})
+        located = next((d for d in diag.decisions if d.get("decision") == "locator"), None)
+        if located is not None:
+            recorder.step("decision", result=f"locator chose {len(diag.error_lines)} lines", detail=located)
+        category = next((d for d in diag.decisions if d.get("decision") == "category"), None)
+        if category is not None:
+            recorder.step("decision", result=f"category {diag.category} ({diag.confidence:.2f})", detail=category)
     if not diag.confident and model is not None:
         rec = recorder or TraceRecorder.start("diagnose", f"diagnose {log.name}", model=model.model,
                                               provider=getattr(model, "provider", None))
@@ -149,6 +160,7 @@ def to_contract(result: Result) -> dict[str, Any]:
         "engine": d.engine,
         "catalog_version": d.catalog_version,
         "confident": d.confident,
+        "confidence": round(d.confidence, 3),
     }
     if d.step is not None:
         out["failing_step"] = {"name": d.step.name, "line": d.step.header_line or None,

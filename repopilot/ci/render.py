@@ -37,7 +37,10 @@ def render_text(report: dict[str, Any], console: Console, *, verbose: bool = Fal
     head += f"[{colour} bold]{cat}[/{colour} bold] (decided by {report['decided_by']}"
     failures = _causal(report)
     if failures and report["decided_by"] == "rules":
-        head += f", rule {escape(failures[0]['rule'])}, confidence {failures[0]['confidence']:.2f}"
+        head += f", rule {escape(failures[0]['rule'])}"
+    # One confidence: the diagnosis's own (how sure the category is), the one that decided it.
+    if report.get("confidence") is not None:
+        head += f", confidence {report['confidence']:.2f}"
     head += ")"
     console.print(head)
     if report.get("failing_step") and report["failing_step"].get("name"):
