@@ -148,11 +148,15 @@ def grouped_cv(samples: list[Sample], key: str, folds: int | None = None) -> lis
 _EVAL_CACHE: dict[frozenset[str], LocatorModel] = {}
 
 
-def train_for_eval(cases: list[Case]) -> LocatorModel:
-    """The locator trained on `cases` only (bench/eval_corpus.py's leave-one-ecosystem-out)."""
-    key = frozenset(c.name for c in cases)
+def train_for_eval(cases: list[Case]) -> LocatorModel | None:
+    """The locator trained on `cases` only (bench/eval_corpus.py's leave-one-ecosystem-out); None with fewer than
+    5 labelled logs to train on."""
+    labelled = [c for c in cases if c.causal]
+    if len(labelled) < 5:
+        return None
+    key = frozenset(c.name for c in labelled)
     if key not in _EVAL_CACHE:
-        _EVAL_CACHE[key] = fit([extract(c) for c in cases if c.causal])
+        _EVAL_CACHE[key] = fit([extract(c) for c in labelled])
     return _EVAL_CACHE[key]
 
 

@@ -18,11 +18,13 @@ from .escalate import escalate
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
 from .located import apply_locator
 from .locator import LocatorModel, candidates, default_model
+from .report import DiagnosisReport
+from .runurl import run_id_of
 from .scanner import Scanner
-from .sources import RUN_URL, LogInput, open_sources
+from .sources import LogInput, open_sources
 from .verdict import decide_category
 
-__all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_contract"]
+__all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_report"]
 
 
 @dataclass
@@ -31,10 +33,9 @@ class Result:
     excerpt: Excerpt
     escalation: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def report(self) -> DiagnosisReport:
         # Reports quote log lines, and a log can echo a token: every caller gets them redacted.
-        result: dict[str, Any] = redact(to_contract(self))
-        return result
+        return DiagnosisReport.model_validate(redact(to_report(self).contract()))
 
 
 @lru_cache(maxsize=4)
@@ -47,11 +48,6 @@ def default_scanner(engine: str | None = None) -> Scanner:
     """The bundled catalog (plus the rule folders named in REPOPILOT_RULES, separated like PATH), compiled once
     per process."""
     return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""))
-
-
-def _run_id(source: str) -> str | None:
-    m = RUN_URL.match(source)
-    return m.group("run") if m else None
 
 
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
@@ -68,7 +64,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     dropped: set[int] = set()
     if baseline is not None:
         dropped = seen_in_baseline(baseline, candidates(res))
-    diag = build_diagnosis(res, name=log.name, source=log.source, run_id=_run_id(log.source), job=log.job,
+    diag = build_diagnosis(res, name=log.name, source=log.source, run_id=run_id_of(log.source), job=log.job,
                            catalog_version=_catalog(sc).version, dropped=dropped)
     apply_locator(diag, res, locator or default_model(), dropped)
     decide_category(diag, res)
@@ -112,8 +108,9 @@ def _catalog(sc: Scanner) -> Catalog:
 
 
 def diagnose_source(source: str, *, baseline: str | None = None, model: Model | None = None,
-                    recorder: TraceRecorder | None = None, token_budget: int = 1500) -> list[dict[str, Any]]:
-    """One JSON-contract dict per job log that SOURCE names (see README "diagnose" for the fields)."""
+                    recorder: TraceRecorder | None = None,
+                    token_budget: int = DEFAULT_TOKEN_BUDGET) -> list[DiagnosisReport]:
+    """One report per job log that SOURCE names (see README "diagnose" for the fields)."""
     inputs = open_sources(source)
     base: LogInput | None = None
     if baseline is not None:
@@ -121,56 +118,28 @@ def diagnose_source(source: str, *, baseline: str | None = None, model: Model | 
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log, {baseline} holds {len(bases)}")
         base = bases[0]
-    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget).to_dict()
+    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget).report()
             for i in inputs]
 
 
-def to_contract(result: Result) -> dict[str, Any]:
+def to_report(result: Result) -> DiagnosisReport:
+    """The report of one diagnosed log (validated: a category or field the contract does not allow fails here)."""
     d = result.diagnosis
     texts = d.texts
-    failures = []
-    for f in d.failures:
-        lines = [{"line": n, "text": texts.get(n, "")} for a, b in f.ranges() for n in range(a, b + 1)]
-        item: dict[str, Any] = {
-            "rule": f.rule, "category": f.category, "confidence": round(f.confidence, 3), "message": f.message,
-            "lines": lines[:200], "causal": f.causal, "score": round(f.score, 3),
-        }
-        for key in ("subcategory", "tool", "file", "line", "column", "test", "package", "hint"):
-            value = getattr(f, key)
-            if value is not None:
-                item[key] = value
-        if f.repeats > 1:
-            item["repeats"] = f.repeats
-        if f.note:
-            item["note"] = f.note
-        failures.append(item)
-    out: dict[str, Any] = {
-        "category": d.category,
-        "decided_by": d.decided_by,
-        "error_lines": d.error_lines,
-        "failures": failures,
-        "excerpt": {"ranges": result.excerpt.ranges, "tokens": result.excerpt.tokens, "text": result.excerpt.text,
-                    "folded": result.excerpt.folded},
-        "source": d.source,
-        "run_id": d.run_id,
-        "log": d.name,
-        "job": d.job,
-        "lines": d.lines,
-        "bytes": d.size,
-        "engine": d.engine,
-        "catalog_version": d.catalog_version,
-        "confident": d.confident,
-        "confidence": round(d.confidence, 3),
-    }
-    if d.step is not None:
-        out["failing_step"] = {"name": d.step.name, "line": d.step.header_line or None,
-                               "error_line": d.step.error_line, "exit_code": d.step.exit_code}
-    if d.escalation_reason and not d.confident:
-        out["escalation_reason"] = d.escalation_reason
-    if d.llm_summary:
-        out["summary"] = d.llm_summary
-    if d.llm_hint:
-        out["hint"] = d.llm_hint
-    if d.baseline_dropped:
-        out["baseline_dropped"] = d.baseline_dropped
-    return out
+    failures = [{
+        "rule": f.rule, "category": f.category, "confidence": round(f.confidence, 3), "message": f.message,
+        "lines": [{"line": n, "text": texts.get(n, "")} for a, b in f.ranges() for n in range(a, b + 1)][:200],
+        "causal": f.causal, "score": round(f.score, 3), "subcategory": f.subcategory, "tool": f.tool,
+        "file": f.file, "line": f.line, "column": f.column, "test": f.test, "package": f.package, "hint": f.hint,
+        "repeats": f.repeats, "note": f.note} for f in d.failures]
+    ex = result.excerpt
+    step = None if d.step is None else {"name": d.step.name, "line": d.step.header_line or None,
+                                        "error_line": d.step.error_line, "exit_code": d.step.exit_code}
+    return DiagnosisReport.model_validate({
+        "category": d.category, "decided_by": d.decided_by, "error_lines": d.error_lines, "failures": failures,
+        "excerpt": {"ranges": ex.ranges, "tokens": ex.tokens, "text": ex.text, "folded": ex.folded},
+        "source": d.source, "run_id": d.run_id, "log": d.name, "job": d.job, "lines": d.lines, "bytes": d.size,
+        "engine": d.engine, "catalog_version": d.catalog_version, "confident": d.confident,
+        "confidence": round(d.confidence, 3), "failing_step": step,
+        "escalation_reason": (d.escalation_reason or None) if not d.confident else None,
+        "summary": d.llm_summary or None, "hint": d.llm_hint or None, "baseline_dropped": d.baseline_dropped})

@@ -7,7 +7,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from repopilot.ci.engine import diagnose_input, to_contract
+from repopilot.ci.engine import diagnose_input, to_report
 from repopilot.ci.locator import FEATURES, default_model, detect_shape, feature_rows, locate
 from repopilot.ci.sources import open_sources
 from repopilot.core import TraceRecorder
@@ -37,7 +37,7 @@ def test_an_unknown_tool_gets_its_error_lines_and_the_trace_says_why(tmp_path: P
     log.write_text(DUNE)
     rec = TraceRecorder.start("diagnose", "dune", directory=tmp_path / "runs")
     res = diagnose_input(open_sources(str(log))[0], recorder=rec)
-    r = to_contract(res)
+    r = to_report(res).contract()
     assert 6 in r["error_lines"]  # `Error: Unbound value y`
     assert 8 not in r["error_lines"]  # the runner's trailer is never a cause
     top = r["failures"][0]

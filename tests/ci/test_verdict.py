@@ -3,14 +3,13 @@ confidence: the one printed is the one that decided; weak or conflicting evidenc
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
 from repopilot.ci.catalog import Catalog, load_catalog
-from repopilot.ci.engine import diagnose_input, to_contract
+from repopilot.ci.engine import diagnose_input, to_report
 from repopilot.ci.scanner import Scanner
 from repopilot.ci.sources import open_sources
 from repopilot.ci.verdict import SAY_UNKNOWN, command_category
@@ -51,7 +50,7 @@ def _shaped(shape: str) -> str:
 def _diagnose(tmp_path: Path, text: str, scanner: Scanner | None = None) -> dict:  # type: ignore[type-arg]
     path = tmp_path / "fail.log"
     path.write_text(text)
-    return to_contract(diagnose_input(open_sources(str(path))[0], scanner=scanner))
+    return to_report(diagnose_input(open_sources(str(path))[0], scanner=scanner)).contract()
 
 
 @pytest.mark.parametrize("shape", ["plain", "github-open-group", "github-closed"])
@@ -67,14 +66,11 @@ def test_a_clean_pytest_failure_is_a_test_failure_with_one_good_confidence(tmp_p
 
 
 def test_the_printed_confidence_is_the_deciding_one(tmp_path: Path) -> None:
-    from rich.console import Console
-
-    from repopilot.ci.render import render_text
+    from repopilot.ci.report import DiagnosisReport
+    from repopilot.cli.render import render_text
 
     r = _diagnose(tmp_path, PYTEST)
-    console = Console(record=True, width=200)
-    render_text(json.loads(json.dumps(r)), console)
-    head = console.export_text().splitlines()[0]
+    head = render_text([DiagnosisReport.model_validate(r)]).splitlines()[0]
     assert f"confidence {r['confidence']:.2f}" in head
     assert "test (decided by rules" in head
 
