@@ -161,7 +161,7 @@ def _convert(name: str, raw: Any, where: str) -> Any:
             return tuple(Path(str(p)).expanduser() for p in items)
         if kind is Path:
             return Path(str(raw)).expanduser() if str(raw).strip() else None
-        text = str(raw).strip()
+        text = str(raw)  # as given: a stray space in REPOPILOT_MODEL is reported, not silently trimmed
         return text or None
     except (TypeError, ValueError):
         raise ConfigError(f"{where}: {name} = {str(raw)[:60]!r} is not a valid {kind.__name__}") from None
@@ -187,8 +187,9 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
     if project is not None:
         layers.update(_from_file(*project))
     for name, key in _KEYS.items():
-        if key.env and environ.get(key.env, "").strip():
+        if key.env and environ.get(key.env, ""):
             layers[name] = (_convert(name, environ[key.env], f"env {key.env}"), f"env {key.env}")
+    layers = {k: (v, o) for k, (v, o) in layers.items() if v is not None}  # blank: as if not set
     values = {k: v for k, (v, _) in layers.items()}
     origins = {k: o for k, (_, o) in layers.items()}
     settings = Settings(
