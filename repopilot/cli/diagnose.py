@@ -12,7 +12,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColu
 
 from ..app import DEFAULT_TOKEN_BUDGET, LogInput, diagnose, open_logs
 from ..core import InputError
-from .console import err, stderr_is_terminal
+from .console import err, shown, stderr_is_terminal
 from .context import settings_from
 from .render import Format, renderer
 from .session import reporting
@@ -36,7 +36,7 @@ def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
         return
     with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                   TransferSpeedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"scanning {log.name}", total=log.size)
+        task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)
         yield lambda done: bar.update(task, completed=done)
 
 

@@ -23,6 +23,7 @@ from ..app import (
     resolve_run_url,
 )
 from ..core import InputError, RepoPilotError, redact_text
+from ..core.sanitize import visible
 from .console import err, out
 from .context import settings_from
 from .session import reporting
@@ -95,7 +96,7 @@ def report(
     markdown = found.render("markdown")
     _write_summary(summary_file, markdown)
     if annotations:
-        sys.stdout.write(found.render("github"))
+        sys.stdout.write(visible(found.render("github")))
         sys.stdout.flush()
     if comment_on_pr:
         done = comment_on_pull_request(found, markdown, settings)
@@ -108,6 +109,7 @@ def report(
 
 
 def _write_summary(summary_file: Path | None, markdown: str) -> None:
+    markdown = visible(markdown)
     text = markdown if markdown.endswith("\n") else markdown + "\n"
     if len(text.encode()) > _SUMMARY_LIMIT:
         # The runner drops a step summary over 1 MiB entirely; a cut report is better than none.
