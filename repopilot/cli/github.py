@@ -32,7 +32,7 @@ __all__ = ["COMMENT_MARKER", "register"]
 _SUMMARY_LIMIT = 1024 * 1024 - 1024  # bytes; GitHub refuses larger step summaries (kept a little margin)
 
 github_app = typer.Typer(help="GitHub Actions integration: fetch run logs, report on a failed run.",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 
 
 @github_app.command("logs")
