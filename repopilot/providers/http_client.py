@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
 import queue
 import re
 import socket
@@ -77,7 +76,7 @@ class HttpClient:
     base_url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    timeout: httpx.Timeout = field(default_factory=lambda: timeout_from_env(os.environ))
+    timeout: httpx.Timeout = field(default_factory=lambda: timeout_from_env({}))
     # The environment variable holding the key, named in 401/403 errors so the user knows what to fix.
     key_var: str | None = None
     sleep: Callable[[float], None] = time.sleep
