@@ -16,8 +16,9 @@ from .catalog import Catalog, load_catalog
 from .diagnosis import Diagnosis, build_diagnosis
 from .escalate import escalate
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
+from .runurl import run_id_of
 from .scanner import Scanner
-from .sources import RUN_URL, LogInput, open_sources
+from .sources import LogInput, open_sources
 
 __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_contract"]
 
@@ -46,11 +47,6 @@ def default_scanner(engine: str | None = None) -> Scanner:
     return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""))
 
 
-def _run_id(source: str) -> str | None:
-    m = RUN_URL.match(source)
-    return m.group("run") if m else None
-
-
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
                    recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
                    scanner: Scanner | None = None, progress: Callable[[int], None] | None = None) -> Result:
@@ -65,7 +61,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     if baseline is not None:
         candidates = {n: t for n, t in res.text.items()}
         dropped = seen_in_baseline(baseline, candidates)
-    diag = build_diagnosis(res, name=log.name, source=log.source, run_id=_run_id(log.source), job=log.job,
+    diag = build_diagnosis(res, name=log.name, source=log.source, run_id=run_id_of(log.source), job=log.job,
                            catalog_version=_catalog(sc).version, dropped=dropped)
     excerpt = build_excerpt(diag, token_budget)
     outcome: dict[str, Any] | None = None
