@@ -12,9 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from ..core import ConfigError
+from .report import Category
 
 __all__ = [
     "CATEGORIES",
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
-CATEGORIES = ("test", "build", "typecheck", "lint", "dependency", "infrastructure", "network", "config", "unknown")
+CATEGORIES: tuple[str, ...] = get_args(Category)  # the one list lives in the report type
 FIELDS = ("file", "line", "column", "test", "package", "message", "code")
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
