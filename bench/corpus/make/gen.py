@@ -1,6 +1,7 @@
 """Run the generators of the compiled/JVM/native half of the corpus: `python bench/corpus/make/gen.py [ECO ...] [-k NAME]`.
 
-Each `make/<ecosystem>/gen.py` registers its cases with `@case`; every case builds a small failing project,
+Each `make/<folder>/gen.py` registers cases of one ecosystem or a few (`native`: fortran, pascal, d, nim;
+`beam`: erlang, elixir) with `@case`; every case builds a small failing project,
 runs the real tools here and writes `cases/<ecosystem>/<name>/`. Shapes rotate over the five per ecosystem.
 """
 
@@ -35,13 +36,12 @@ def main() -> int:
     ap.add_argument("-k", default="", help="only cases whose name contains this")
     args = ap.parse_args()
     sys.modules.setdefault("gen", sys.modules[__name__])
-    folders = args.ecosystems or sorted(p.name for p in HERE.iterdir() if (p / "gen.py").is_file())
-    for eco in folders:
-        spec = importlib.util.spec_from_file_location(f"gen_{eco}", HERE / eco / "gen.py")
+    for folder in sorted(p.name for p in HERE.iterdir() if (p / "gen.py").is_file()):
+        spec = importlib.util.spec_from_file_location(f"gen_{folder}", HERE / folder / "gen.py")
         assert spec and spec.loader
         spec.loader.exec_module(importlib.util.module_from_spec(spec))
     bad = 0
-    for eco in folders:
+    for eco in args.ecosystems or sorted(REGISTRY):
         for i, (name, fn) in enumerate(REGISTRY.get(eco, [])):
             if args.k and args.k not in name:
                 continue

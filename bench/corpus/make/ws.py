@@ -87,7 +87,7 @@ class Case:
         """Run one CI step for real; a failing step must be labelled and ends the job."""
         if self.failed:
             return []
-        out, code = run(["bash", "-o", "pipefail", "-c", cmd], cwd=self.dir, env=env, timeout=timeout)
+        out, code = run(["bash", "-e", "-o", "pipefail", "-c", cmd], cwd=self.dir, env=env, timeout=timeout)
         step = Step(name, show or cmd, out, code)
         if code:
             if causal is None:

@@ -430,7 +430,7 @@ def clang_tidy_warnings_as_errors(name: str, shape: str) -> None:
     c = Case(ECO, name, shape, "calc")
     bad = EVAL.replace("char buf[256];", "char buf[256];\n    char *scratch = malloc(8);\n    scratch = NULL;")
     c_project(c, **{"src/eval.c": bad, ".clang-tidy": "Checks: '-*,clang-analyzer-*,bugprone-*'\nWarningsAsErrors: '*'\n"})
-    c.step("clang-tidy", "clang-tidy --version | head -2\nclang-tidy src/*.c -- -Iinclude",
+    c.step("clang-tidy", "clang-tidy --version | sed -n 1,2p\nclang-tidy src/*.c -- -Iinclude",
            causal=lambda o: err_block(o, 2, 10, r": error: .*\["))
     c.write(tool="clang-tidy", category="lint", made_by=f"{version('clang-tidy --version | sed -n 2p')} on make/cpp/gen.py:{name}, run here")
 
