@@ -9,12 +9,11 @@ from enum import StrEnum
 from functools import partial
 
 from rich.console import Console
-from rich.markup import escape
 
 from ..ci import RENDERERS, DiagnosisReport
 from ..ci.render import Renderer, split_lines
-from ..core.sanitize import visible
 from .console import out
+from .console import shown as _t  # untrusted text in markup: sanitised, then `[...]` escaped
 
 __all__ = ["FORMATS", "Format", "render_text", "renderer"]
 
@@ -28,18 +27,15 @@ class Format(StrEnum):
     github = "github"
 
 
-def _t(text: str, *, newlines: bool = False) -> str:
-    """Untrusted text inside a rich markup string: sanitised, then its `[...]` escaped."""
-    return escape(visible(text, newlines=newlines))
-
-
 def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
     cat = report.category
     colour = "green" if cat == "unknown" else "red"
     head = f"[bold]{_t(report.name())}[/bold]: [{colour} bold]{cat}[/{colour} bold] (decided by {report.decided_by}"
     failures = report.causal_failures()
     if failures and report.decided_by == "rules":
-        head += f", rule {_t(failures[0].rule)}, confidence {failures[0].confidence:.2f}"
+        head += f", rule {_t(failures[0].rule)}"
+    # One confidence: the diagnosis's own (how sure the category is), the one that decided it.
+    head += f", confidence {report.confidence:.2f}"
     lines = [head + ")"]
     step = report.failing_step
     if step is not None and step.name:
