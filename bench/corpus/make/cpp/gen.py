@@ -870,3 +870,106 @@ def disk_full_objects(name: str, shape: str) -> None:
            "cmake --build build -j2'", show="cmake --build build -j2",
            causal=lambda o: find(o, r"No space left on device"))
     c.write(tool="g++", category="infrastructure", made_by=cm(name, " with the object folder on a full 1 MiB tmpfs"))
+
+
+# ---------------------------------------------------------------- Meson and autotools
+
+MESON_BUILD = """
+project('calc', 'c', version : '0.9.0', default_options : ['warning_level=2', 'c_std=c11'])
+inc = include_directories('include')
+lib = static_library('calc', 'src/parse.c', 'src/eval.c', 'src/util.c', 'src/version.c', include_directories : inc)
+executable('calc', 'src/main.c', include_directories : inc, link_with : lib)
+m = meson.get_compiler('c').find_library('m', required : false)
+foreach t : ['eval', 'parse', 'count']
+  exe = executable('test_' + t, 'tests/test_' + t + '.c', include_directories : inc, link_with : lib, dependencies : m)
+  test(t, exe)
+endforeach
+"""
+T_EVAL = ('#include <stdio.h>\n#include "calc.h"\nint main(void) {\n    int e = 0;\n    double v = eval_rpn("10 4 -", &e);\n'
+          '    printf("10 4 - = %g\\n", v);\n    if (v != 6) { fprintf(stderr, "expected 6, got %g\\n", v); return 1; }\n    return 0;\n}\n')
+T_PARSE = ('#include "calc.h"\nint main(void) {\n    double v;\n    return !(parse_number("2.5", &v) && v == 2.5);\n}\n')
+T_COUNT = ('#include "calc.h"\nint main(void) {\n    return str_count("a,b,c", \',\') != 2;\n}\n')
+
+
+def meson_project(c: Case, **over: str) -> None:
+    c_project(c, **{"meson.build": MESON_BUILD, "tests/test_eval.c": T_EVAL, "tests/test_parse.c": T_PARSE,
+                    "tests/test_count.c": T_COUNT, **over})
+
+
+MESON = version("meson --version")
+
+
+@case(ECO)
+def meson_compile_error(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "calc")
+    meson_project(c, **{"src/parse.c": PARSE.replace("return end != s;", "return end != s")})
+    c.step("Configure", "meson setup builddir")
+    c.step("Build", "meson compile -C builddir", causal=lambda o: err_block(o, 2, 3) + find(o, r"^FAILED: ", limit=1))
+    c.write(tool="meson", category="build", made_by=f"meson {MESON}, ninja, {GCC} on make/cpp/gen.py:{name}, run here")
+
+
+@case(ECO)
+def meson_test_failure(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "calc")
+    meson_project(c, **{"src/eval.c": EVAL.replace("case '-': stack_push(&st, a - b)", "case '-': stack_push(&st, b - a)")})
+    c.step("Configure", "meson setup builddir")
+    c.step("Build", "meson compile -C builddir")
+    c.step("Test", "meson test -C builddir --print-errorlogs",
+           causal=lambda o: find(o, r"^\s*\d+/\d+ (calc:)?eval\s+FAIL", r"^expected 6, got", limit=1))
+    c.write(tool="meson test", category="test", made_by=f"meson {MESON}, {GCC} on make/cpp/gen.py:{name}, run here")
+
+
+@case(ECO)
+def meson_dependency_missing(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "calc")
+    meson_project(c, **{"meson.build": MESON_BUILD.replace("inc = include_directories('include')",
+                                                           "inc = include_directories('include')\njansson = dependency('jansson', version : '>=2.13')")})
+    c.step("Configure", "meson setup builddir", causal=lambda o: find(o, r"ERROR: Dependency .*jansson.* not found", limit=1))
+    c.write(tool="meson", category="dependency", made_by=f"meson {MESON} on make/cpp/gen.py:{name}, run here")
+
+
+CONFIGURE_AC = """
+AC_INIT([calc], [0.9.0])
+AM_INIT_AUTOMAKE([foreign subdir-objects])
+AC_PROG_CC
+AC_CHECK_LIB([m], [floor])
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+"""
+MAKEFILE_AM = """
+AM_CPPFLAGS = -I$(top_srcdir)/include
+bin_PROGRAMS = calc
+calc_SOURCES = src/main.c src/parse.c src/eval.c src/util.c src/version.c
+check_PROGRAMS = test_eval test_parse test_count
+test_eval_SOURCES = tests/test_eval.c src/parse.c src/eval.c src/util.c
+test_parse_SOURCES = tests/test_parse.c src/parse.c
+test_count_SOURCES = tests/test_count.c src/util.c
+TESTS = $(check_PROGRAMS)
+"""
+
+
+def autotools_project(c: Case, **over: str) -> None:
+    c_project(c, **{"configure.ac": CONFIGURE_AC, "Makefile.am": MAKEFILE_AM, "tests/test_eval.c": T_EVAL,
+                    "tests/test_parse.c": T_PARSE, "tests/test_count.c": T_COUNT, **over})
+    c.sh("rm -f Makefile")
+    c.step("Bootstrap", "autoreconf -fi")
+
+
+@case(ECO)
+def autoconf_pkg_missing(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "calc")
+    autotools_project(c, **{"configure.ac": CONFIGURE_AC.replace("AC_CHECK_LIB([m], [floor])",
+                                                                 "AC_CHECK_LIB([m], [floor])\nPKG_CHECK_MODULES([JANSSON], [jansson >= 2.13])")})
+    c.step("Configure", "./configure", causal=lambda o: find(o, r"^configure: error: Package requirements", r"No package 'jansson' found|Package 'jansson', required by .* not found", limit=1))
+    c.write(tool="autoconf", category="dependency", made_by=f"{version('autoconf --version')}, {version('pkg-config --version')} (pkg-config) on make/cpp/gen.py:{name}, run here")
+
+
+@case(ECO)
+def automake_make_check(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "calc")
+    autotools_project(c, **{"src/eval.c": EVAL.replace("case '-': stack_push(&st, a - b)", "case '-': stack_push(&st, b - a)")})
+    c.step("Configure", "./configure")
+    c.step("Build", "make -j2")
+    c.step("Test", "make check -j2 || { cat test-suite.log; exit 1; }",
+           causal=lambda o: find(o, r"^FAIL: test_\w+", r"^FAIL test_\w+ \(exit status", r"^expected 6, got", limit=1), context=lambda o: find(o, r"^# FAIL: ", limit=1))
+    c.write(tool="automake", category="test", made_by=f"{version('automake --version')}, {MAKE} on make/cpp/gen.py:{name}, run here")

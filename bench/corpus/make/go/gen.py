@@ -262,7 +262,7 @@ def made(name: str, extra: str = "") -> str:
 
 
 def setup(c: Case) -> None:
-    c.step("Set up Go", "go version && go env GOPATH GOFLAGS GOPROXY", env=ENV)
+    c.step("Set up Go", "go version && go env", env=ENV)
     c.step("Download modules", "go mod download && go mod verify", env=ENV)
 
 
@@ -566,3 +566,16 @@ def disk_full_tmp(name: str, shape: str) -> None:
            "go build -a -o bin/ledger ./cmd/ledger'", show="go build -a -o bin/ledger ./cmd/ledger",
            env={**ENV, "GOTMPDIR": "/tmp/cb-gotmp"}, causal=lambda o: find(o, r"no space left on device"))
     c.write(tool="go build", category="infrastructure", made_by=made(name, ", GOTMPDIR on a full 1 MiB tmpfs"))
+
+
+@case(ECO)
+def staticcheck_findings(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "ledger")
+    project(c, **{"ledger/ledger.go": LEDGER.replace("\tsort.Strings(out)\n\treturn out", "\tsort.Strings(out)\n\tout = append(out)\n\treturn out")
+                  .replace("func (b *Book) Balance(account string) money.Cents {\n\tb.mu.Lock()",
+                           "func (b *Book) Balance(account string) money.Cents {\n\tif strings.ToLower(account) == strings.ToLower(\"\") {\n\t\treturn 0\n\t}\n\tb.mu.Lock()")
+                  .replace('"sort"\n', '"sort"\n\t"strings"\n')})
+    setup(c)
+    c.step("Build", "go build ./...", env=ENV)
+    c.step("Staticcheck", "go-staticcheck -version\ngo-staticcheck ./...", causal=goerr, env=ENV)
+    c.write(tool="staticcheck", category="lint", made_by=made(name, f", {version('go-staticcheck -version')}"))

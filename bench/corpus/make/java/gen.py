@@ -335,6 +335,7 @@ def project(c: Case, pom_xml: str | None = None, **over: str) -> None:
 
 def mvn(c: Case, goals: str, causal=None, context=None, cold: bool = False, ntp: bool = False,
         name: str = "Build") -> list[str]:
+    cold = cold or c.seed % 4 == 0  # a quarter of the jobs start with an empty cache, as CI runs without one do
     repo = c.dir / ".m2/repository" if cold else WARM
     c.files({".mvn/settings.xml": SETTINGS.format(repo=repo)})
     flags = "-B" + (" -ntp" if ntp else "")
@@ -724,3 +725,47 @@ def junit_console_launcher(name: str, shape: str) -> None:
            causal=lambda o: find(o, r"\w+\(\) ✘ ", r"^\s+JUnit Jupiter:\w+Test:\w+\(\)$", r"=> org\.opentest4j\.AssertionFailedError",
                                  r"com\.acme\.invoice\.\w+Test\.\w+\(\w+Test\.java:\d+\)", limit=3))
     c.write(tool="junit5", category="test", made_by=f"{JAVAC}, JUnit Platform Console Launcher 1.9.1 on make/java/gen.py:{name}, run here")
+
+
+def module_pom(artifact: str, deps: str) -> str:
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <parent><groupId>com.acme</groupId><artifactId>invoice-parent</artifactId><version>1.4.0-SNAPSHOT</version></parent>
+  <artifactId>{artifact}</artifactId>
+  <dependencies>{deps}</dependencies>
+</project>
+"""
+
+
+CLI_JAVA = """package com.acme.invoice.cli;
+
+import com.acme.invoice.Invoice;
+import com.acme.invoice.LineItem;
+import com.acme.invoice.Money;
+import com.acme.invoice.TaxTable;
+
+public final class Main {
+    public static void main(String[] args) {
+        Invoice inv = new Invoice(args.length > 0 ? args[0] : "DE", new TaxTable());
+        inv.add(new LineItem("A-1", 2, Money.parse("9.99")));
+        System.out.println("net " + inv.net() + " tax " + inv.tax() + " gross " + inv.gross());
+    }
+}
+"""
+
+
+@case(ECO)
+def reactor_module_fails(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "invoice")
+    parent = pom(deps="").replace("<artifactId>invoice</artifactId>", "<artifactId>invoice-parent</artifactId>").replace(
+        "<packaging>jar</packaging>", "<packaging>pom</packaging>\n  <modules><module>core</module><module>cli</module></modules>").replace(
+        "<build>\n    <plugins>", "<build>\n    <pluginManagement><plugins>").replace("\n    </plugins>\n  </build>", "\n    </plugins></pluginManagement>\n  </build>")
+    core_dep = "<dependency><groupId>com.acme</groupId><artifactId>invoice-core</artifactId><version>${project.version}</version></dependency>"
+    c.files({"pom.xml": parent, "core/pom.xml": module_pom("invoice-core", JUNIT4), "cli/pom.xml": module_pom("invoice-cli", core_dep)})
+    c.files({"core/" + SRC + f: t for f, t in (("Money.java", MONEY), ("LineItem.java", LINE), ("TaxTable.java", TAX), ("Invoice.java", INVOICE))})
+    c.files({"core/" + TST + "MoneyTest.java": MONEY_TEST, "core/" + TST + "InvoiceTest.java": INVOICE_TEST,
+             "cli/src/main/java/com/acme/invoice/cli/Main.java": CLI_JAVA.replace('System.out.println("net " + inv.net()', 'System.out.println("net " + inv.netTotal()')})
+    setup(c)
+    mvn(c, "verify", lambda o: compile_errors(o) + find(o, r"^\[INFO\] invoice-cli \.+ FAILURE", limit=1), ntp=True)
+    c.write(tool="maven-compiler-plugin", category="build", made_by=made(name, ", a two-module reactor"))

@@ -630,3 +630,13 @@ def disk_full_target(name: str, shape: str) -> None:
            "cargo build --workspace --locked'", show="cargo build --workspace --locked", env=OFFLINE,
            causal=lambda o: find(o, r"No space left on device"))
     c.write(tool="cargo", category="infrastructure", made_by=made(name, ", target/ on a full 2 MiB tmpfs"))
+
+
+@case(ECO)
+def build_script_panic(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "stock")
+    project(c, **{"crates/stock/build.rs": 'use std::env;\n\nfn main() {\n    println!("cargo:rerun-if-env-changed=STOCK_SCHEMA");\n'
+                  '    let schema = env::var("STOCK_SCHEMA").expect("STOCK_SCHEMA must point at the schema file");\n'
+                  '    println!("cargo:rustc-env=STOCK_SCHEMA_PATH={schema}");\n}\n'})
+    build(c, name, causal=lambda o: find(o, r"^error: failed to run custom build command for `stock", limit=1)
+          + block(o, r"^\s*thread 'main'( \(\d+\))? panicked at", 1, 1))
