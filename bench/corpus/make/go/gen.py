@@ -579,3 +579,18 @@ def staticcheck_findings(name: str, shape: str) -> None:
     c.step("Build", "go build ./...", env=ENV)
     c.step("Staticcheck", "go-staticcheck -version\ngo-staticcheck ./...", causal=goerr, env=ENV)
     c.write(tool="staticcheck", category="lint", made_by=made(name, f", {version('go-staticcheck -version')}"))
+
+
+@case(ECO)
+def test_out_of_memory(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "ledger")
+    project(c, **{"ledger/big_test.go": 'package ledger\n\nimport "testing"\n\nfunc TestManyEntries(t *testing.T) {\n\tb := New()\n'
+                  '\tfor i := 0; i < 100_000_000; i++ {\n\t\tb.Post(Entry{Account: "cash", Amount: 1, Memo: "bulk import"})\n\t}\n'
+                  '\tif b.Balance("cash") != 100_000_000 {\n\t\tt.Fatal("wrong balance")\n\t}\n}\n'})
+    setup(c)
+    c.step("Build", "go build ./...", env=ENV)
+    # the runner allows 1.5 GB of address space per process: a small CI container
+    c.step("Test", "ulimit -v 1500000; go test -count=1 ./...", show="go test -count=1 ./...", env=ENV,
+           causal=lambda o: find(o, r"^fatal error: (runtime: )?out of memory", r"^runtime: out of memory", limit=1)
+           + find(o, r"ledger/ledger\.go:\d+", r"ledger/big_test\.go:\d+", limit=1))
+    c.write(tool="go test", category="infrastructure", made_by=made(name, ", under ulimit -v 1500000 (the runner's memory limit)"))

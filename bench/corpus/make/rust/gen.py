@@ -640,3 +640,25 @@ def build_script_panic(name: str, shape: str) -> None:
                   '    println!("cargo:rustc-env=STOCK_SCHEMA_PATH={schema}");\n}\n'})
     build(c, name, causal=lambda o: find(o, r"^error: failed to run custom build command for `stock", limit=1)
           + block(o, r"^\s*thread 'main'( \(\d+\))? panicked at", 1, 1))
+
+
+@case(ECO)
+def test_out_of_memory(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "stock")
+    project(c, **{"crates/stock/tests/flows.rs": IT_TEST + '''
+#[test]
+fn large_ledger() {
+    let mut l = Ledger::new();
+    let sku = stock::Sku("A1".to_string());
+    for i in 0..400_000_000i64 {
+        l.record(Move::In(sku.clone(), i % 7));
+    }
+    assert!(l.len() > 0);
+}
+'''})
+    toolchain(c)
+    c.step("Build", "cargo build --workspace --locked", env=OFFLINE)
+    # the runner allows 1.5 GB of address space per process: a small CI container
+    c.step("Test", "ulimit -v 1500000; cargo test --workspace --locked", show="cargo test --workspace --locked", env=OFFLINE,
+           causal=lambda o: find(o, r"memory allocation of \d+ bytes failed", r"SIGABRT", limit=1))
+    c.write(tool="cargo test", category="infrastructure", made_by=made(name, ", under ulimit -v 1500000 (the runner's memory limit)"))
