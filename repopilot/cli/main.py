@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import typer
 
 from .. import __version__
-from ..core import RepoPilotError, RunError, UserError
+from ..core import Redactor, RepoPilotError, RunError, UserError, install_redactor
 from . import ask, diagnose, fix, github, models, runs
 from .console import err
 
@@ -91,6 +91,8 @@ def exit_code_for(exc: BaseException) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every outcome into an exit code with one clear line on stderr."""
     _tolerate_undecodable_text()
+    # The secrets every output must hide, read once here at the edge (core never reads the environment).
+    install_redactor(Redactor.from_environ(os.environ))
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
         app(args=argv, prog_name="repopilot")
