@@ -1,21 +1,36 @@
 """CI failure diagnosis: log sources, the rule catalog, the one-pass scanner, extraction, excerpts, escalation.
 
-Other layers use `diagnose_source()` (one JSON-contract dict per job log) or `diagnose_input()` (richer objects).
+Other layers use `diagnose_source()` (one `DiagnosisReport` per job log) or `diagnose_input()` (richer objects),
+and the pure renderers in `RENDERERS`.
 """
 
 from .catalog import CATEGORIES, Catalog, Rule, load_catalog
-from .engine import Result, diagnose_input, diagnose_source, to_contract
+from .engine import Result, diagnose_input, diagnose_source, to_report
+from .render import RENDERERS, render_github, render_json, render_markdown
+from .report import DiagnosisReport, ReportFailure, read_report, report_schema
+from .runurl import RunRef, is_run_url, parse_run_url
 from .sources import LogInput, open_sources
 
 __all__ = [
     "CATEGORIES",
+    "RENDERERS",
     "Catalog",
+    "DiagnosisReport",
     "LogInput",
+    "ReportFailure",
     "Result",
     "Rule",
+    "RunRef",
     "diagnose_input",
     "diagnose_source",
+    "is_run_url",
     "load_catalog",
     "open_sources",
-    "to_contract",
+    "parse_run_url",
+    "read_report",
+    "render_github",
+    "render_json",
+    "render_markdown",
+    "report_schema",
+    "to_report",
 ]

@@ -12,9 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from ..core import ConfigError
+from .report import Category
 
 __all__ = [
     "CATEGORIES",
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
-CATEGORIES = ("test", "build", "typecheck", "lint", "dependency", "infrastructure", "network", "config", "unknown")
+CATEGORIES: tuple[str, ...] = get_args(Category)  # the one list lives in the report type
 FIELDS = ("file", "line", "column", "test", "package", "message", "code")
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -192,19 +193,21 @@ def _escaped(pat: str, index: int) -> bool:
     return n % 2 == 1
 
 
-def _package_rule_files() -> list[tuple[str, bytes]]:
+def _package_rule_files(exclude: Iterable[str] = ()) -> list[tuple[str, bytes]]:
     root = resources.files("repopilot.ci") / "rules"
+    skip = {f"{stem}.toml" for stem in exclude}
     out = []
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".toml"):
+        if entry.name.endswith(".toml") and entry.name not in skip:
             out.append((f"rules/{entry.name}", entry.read_bytes()))
     return out
 
 
-def load_catalog(extra_dirs: Iterable[Path] = ()) -> Catalog:
+def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()) -> Catalog:
     """The bundled catalog, plus a user's own rules: the `*.toml` rule files and `*.json` GitHub problem
-    matchers of `extra_dirs`."""
-    files = _package_rule_files()
+    matchers of `extra_dirs`. `exclude` names bundled rule files by stem (`python`) to leave out, as the
+    leave-one-ecosystem-out benchmark does."""
+    files = _package_rule_files(exclude)
     matchers: list[Rule] = []
     for directory in extra_dirs:
         if not directory.is_dir():

@@ -16,10 +16,12 @@ from .catalog import Catalog, load_catalog
 from .diagnosis import Diagnosis, build_diagnosis
 from .escalate import escalate
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
+from .report import DiagnosisReport
+from .runurl import run_id_of
 from .scanner import Scanner
-from .sources import RUN_URL, LogInput, open_sources
+from .sources import LogInput, open_sources
 
-__all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_contract"]
+__all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_report"]
 
 
 @dataclass
@@ -28,10 +30,9 @@ class Result:
     excerpt: Excerpt
     escalation: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def report(self) -> DiagnosisReport:
         # Reports quote log lines, and a log can echo a token: every caller gets them redacted.
-        result: dict[str, Any] = redact(to_contract(self))
-        return result
+        return DiagnosisReport.model_validate(redact(to_report(self).contract()))
 
 
 @lru_cache(maxsize=4)
@@ -44,11 +45,6 @@ def default_scanner(engine: str | None = None) -> Scanner:
     """The bundled catalog (plus the rule folders named in REPOPILOT_RULES, separated like PATH), compiled once
     per process."""
     return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""))
-
-
-def _run_id(source: str) -> str | None:
-    m = RUN_URL.match(source)
-    return m.group("run") if m else None
 
 
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
@@ -65,7 +61,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     if baseline is not None:
         candidates = {n: t for n, t in res.text.items()}
         dropped = seen_in_baseline(baseline, candidates)
-    diag = build_diagnosis(res, name=log.name, source=log.source, run_id=_run_id(log.source), job=log.job,
+    diag = build_diagnosis(res, name=log.name, source=log.source, run_id=run_id_of(log.source), job=log.job,
                            catalog_version=_catalog(sc).version, dropped=dropped)
     excerpt = build_excerpt(diag, token_budget)
     outcome: dict[str, Any] | None = None
@@ -101,8 +97,9 @@ def _catalog(sc: Scanner) -> Catalog:
 
 
 def diagnose_source(source: str, *, baseline: str | None = None, model: Model | None = None,
-                    recorder: TraceRecorder | None = None, token_budget: int = 1500) -> list[dict[str, Any]]:
-    """One JSON-contract dict per job log that SOURCE names (see README "diagnose" for the fields)."""
+                    recorder: TraceRecorder | None = None,
+                    token_budget: int = DEFAULT_TOKEN_BUDGET) -> list[DiagnosisReport]:
+    """One report per job log that SOURCE names (see README "diagnose" for the fields)."""
     inputs = open_sources(source)
     base: LogInput | None = None
     if baseline is not None:
@@ -110,55 +107,27 @@ def diagnose_source(source: str, *, baseline: str | None = None, model: Model | 
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log, {baseline} holds {len(bases)}")
         base = bases[0]
-    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget).to_dict()
+    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget).report()
             for i in inputs]
 
 
-def to_contract(result: Result) -> dict[str, Any]:
+def to_report(result: Result) -> DiagnosisReport:
+    """The report of one diagnosed log (validated: a category or field the contract does not allow fails here)."""
     d = result.diagnosis
     texts = d.texts
-    failures = []
-    for f in d.failures:
-        lines = [{"line": n, "text": texts.get(n, "")} for a, b in f.ranges() for n in range(a, b + 1)]
-        item: dict[str, Any] = {
-            "rule": f.rule, "category": f.category, "confidence": round(f.confidence, 3), "message": f.message,
-            "lines": lines[:200], "causal": f.causal, "score": round(f.score, 3),
-        }
-        for key in ("subcategory", "tool", "file", "line", "column", "test", "package", "hint"):
-            value = getattr(f, key)
-            if value is not None:
-                item[key] = value
-        if f.repeats > 1:
-            item["repeats"] = f.repeats
-        if f.note:
-            item["note"] = f.note
-        failures.append(item)
-    out: dict[str, Any] = {
-        "category": d.category,
-        "decided_by": d.decided_by,
-        "error_lines": d.error_lines,
-        "failures": failures,
-        "excerpt": {"ranges": result.excerpt.ranges, "tokens": result.excerpt.tokens, "text": result.excerpt.text,
-                    "folded": result.excerpt.folded},
-        "source": d.source,
-        "run_id": d.run_id,
-        "log": d.name,
-        "job": d.job,
-        "lines": d.lines,
-        "bytes": d.size,
-        "engine": d.engine,
-        "catalog_version": d.catalog_version,
-        "confident": d.confident,
-    }
-    if d.step is not None:
-        out["failing_step"] = {"name": d.step.name, "line": d.step.header_line or None,
-                               "error_line": d.step.error_line, "exit_code": d.step.exit_code}
-    if d.escalation_reason and not d.confident:
-        out["escalation_reason"] = d.escalation_reason
-    if d.llm_summary:
-        out["summary"] = d.llm_summary
-    if d.llm_hint:
-        out["hint"] = d.llm_hint
-    if d.baseline_dropped:
-        out["baseline_dropped"] = d.baseline_dropped
-    return out
+    failures = [{
+        "rule": f.rule, "category": f.category, "confidence": round(f.confidence, 3), "message": f.message,
+        "lines": [{"line": n, "text": texts.get(n, "")} for a, b in f.ranges() for n in range(a, b + 1)][:200],
+        "causal": f.causal, "score": round(f.score, 3), "subcategory": f.subcategory, "tool": f.tool,
+        "file": f.file, "line": f.line, "column": f.column, "test": f.test, "package": f.package, "hint": f.hint,
+        "repeats": f.repeats, "note": f.note} for f in d.failures]
+    ex = result.excerpt
+    step = None if d.step is None else {"name": d.step.name, "line": d.step.header_line or None,
+                                        "error_line": d.step.error_line, "exit_code": d.step.exit_code}
+    return DiagnosisReport.model_validate({
+        "category": d.category, "decided_by": d.decided_by, "error_lines": d.error_lines, "failures": failures,
+        "excerpt": {"ranges": ex.ranges, "tokens": ex.tokens, "text": ex.text, "folded": ex.folded},
+        "source": d.source, "run_id": d.run_id, "log": d.name, "job": d.job, "lines": d.lines, "bytes": d.size,
+        "engine": d.engine, "catalog_version": d.catalog_version, "confident": d.confident, "failing_step": step,
+        "escalation_reason": (d.escalation_reason or None) if not d.confident else None,
+        "summary": d.llm_summary or None, "hint": d.llm_hint or None, "baseline_dropped": d.baseline_dropped})

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -29,6 +29,7 @@ from ..core import (
 from .catalog import CATEGORIES
 from .diagnosis import Diagnosis
 from .excerpt import Excerpt
+from .report import Category
 
 __all__ = ["ESCALATION_PROMPT", "LLMVerdict", "escalate", "parse_verdict"]
 
@@ -38,10 +39,6 @@ caused it, not generic trailers such as "Process completed with exit code 1").
 Answer with ONE JSON object and nothing else:
 {{"category": one of {list(CATEGORIES)}, "error_lines": [line numbers from the excerpt], "summary": "one
 sentence", "hint": "the usual next action"}}"""
-
-Category = Literal["test", "build", "typecheck", "lint", "dependency", "infrastructure", "network", "config",
-                   "unknown"]
-
 
 class LLMVerdict(BaseModel):
     category: Category

@@ -10,94 +10,33 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
-from urllib.parse import urlsplit
 
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TransferSpeedColumn
 
-from ..core import ConfigError, GitHubAPIError, InputError, RunError
-from .github_api import DEFAULT_API_URL, GitHubClient
+from ..core import GitHubAPIError, InputError, RunError
+from .github_api import GitHubClient
+from .runurl import RunRef, parse_run_url
 from .sources import LogInput
 
-__all__ = ["FAILED_CONCLUSIONS", "NoFailedJobs", "RunRef", "failed_jobs", "failed_step", "github_log_inputs",
-           "is_run_url", "parse_run_url"]
+__all__ = ["FAILED_CONCLUSIONS", "NoFailedJobs", "failed_jobs", "failed_step", "github_log_inputs"]
 
 # `cancelled` is left out: a cancelled job usually only shows that another one failed first.
 FAILED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
 
-_RUN_PATH = re.compile(
-    r"^/(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/(?P<repo>[A-Za-z0-9._-]{1,100})/actions/runs/(?P<run>\d+)"
-    r"(?:/attempts/(?P<attempt>\d+))?(?:/jobs?/(?P<job>\d+))?/?$"
-)
-_EXAMPLE = "https://github.com/OWNER/REPO/actions/runs/RUN_ID[/job/JOB_ID]"
 _LOG_GONE = (404, 410)  # a job whose log was never uploaded, or is past the retention period
 _log = logging.getLogger(__name__)
 
 
 class NoFailedJobs(InputError):
     """The run has no failed job to diagnose (it passed, or is still running)."""
-
-
-@dataclass(frozen=True)
-class RunRef:
-    """What a run URL points at."""
-
-    host: str
-    owner: str
-    repo: str
-    run_id: int
-    job_id: int | None = None
-    attempt: int | None = None
-
-    @property
-    def slug(self) -> str:
-        return f"{self.owner}/{self.repo}"
-
-    @property
-    def url(self) -> str:
-        url = f"https://{self.host}/{self.slug}/actions/runs/{self.run_id}"
-        if self.attempt:
-            url += f"/attempts/{self.attempt}"
-        if self.job_id:
-            url += f"/job/{self.job_id}"
-        return url
-
-    def default_api_url(self) -> str:
-        """The API for a github.com URL. Any other host could be anyone's: the token is sent there only when the
-        user names that API in GITHUB_API_URL (a GitHub Enterprise Server they trust), never because a URL said so."""
-        if self.host in ("github.com", "www.github.com"):
-            return DEFAULT_API_URL
-        raise ConfigError(f"the run URL is on {self.host}, not github.com: RepoPilot sends GITHUB_TOKEN only to "
-                          f"api.github.com or to GITHUB_API_URL; for a GitHub Enterprise Server you trust, set "
-                          f"GITHUB_API_URL=https://{self.host}/api/v3")
-
-
-def is_run_url(text: str) -> bool:
-    """Whether `text` looks like a run URL at all (then `parse_run_url` says precisely what is wrong)."""
-    return bool(re.match(r"^https?://[^/\s]+/[^/\s]+/[^/\s]+/actions/runs/", text.strip()))
-
-
-def parse_run_url(url: str) -> RunRef:
-    """Parse `https://HOST/OWNER/REPO/actions/runs/RUN_ID[/attempts/N][/job/JOB_ID]`; InputError otherwise."""
-    parts = urlsplit(url.strip())
-    match = _RUN_PATH.match(parts.path)
-    if parts.scheme not in ("https", "http") or not parts.hostname or not match:
-        shown = url.strip() if len(url.strip()) <= 200 else url.strip()[:200] + "…"
-        raise InputError(f"not a GitHub Actions run URL: {shown!r} (expected {_EXAMPLE})")
-    attempt = match.group("attempt")
-    job = match.group("job")
-    host = parts.hostname + (f":{parts.port}" if parts.port else "")
-    return RunRef(host=host, owner=match.group("owner"), repo=match.group("repo"), run_id=int(match.group("run")),
-                  job_id=int(job) if job else None, attempt=int(attempt) if attempt else None)
 
 
 def failed_jobs(client: GitHubClient, ref: RunRef) -> list[dict[str, Any]]:

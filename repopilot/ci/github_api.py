@@ -20,10 +20,10 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from ..core import REDACTED, ConfigError, GitHubAPIError, redact_text
+from .runurl import DEFAULT_API_URL
 
 __all__ = ["DEFAULT_API_URL", "GitHubClient"]
 
-DEFAULT_API_URL = "https://api.github.com"
 _API_VERSION = "2022-11-28"
 _REDIRECTS = {301, 302, 303, 307, 308}
 _MAX_REDIRECTS = 5

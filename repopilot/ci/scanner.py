@@ -4,19 +4,21 @@ The raw bytes are read in large chunks; each chunk (ANSI codes removed, which ke
 once by a multi-pattern engine — hyperscan when its wheel is installed, else Python `re` — for every rule's
 trigger and a few structural markers. Python then looks only at the flagged lines: it re-checks the trigger
 with capture groups and grows the block, reading neighbouring lines from the previous, current and next chunk.
-Memory is bounded by three chunks plus what is kept per hit, whatever the log size.
+A rule's first `_EAGER` hits are grown at once; after that only its latest `_LATE` are, when the scan ends (the
+others are counted in `capped`), so a log with tens of thousands of identical errors costs a flagged line a few
+microseconds. Memory is bounded by three chunks plus what is kept per hit, whatever the log size.
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import hashlib
 import os
 import platform
 import re
 import tempfile
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -24,7 +26,9 @@ from typing import Any, BinaryIO
 from ..core import ConfigError
 from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
-from .lines import clean_text, display_text, strip_ansi_bytes
+from .lines import display_text, strip_ansi_bytes
+from .testclasses import PassedClasses
+from .window import Chunk, LineGetter, Window
 
 __all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available"]
 
@@ -38,19 +42,20 @@ _STRUCTURE = {
     "error": r"(?:^|Z )##\[error\]",
     # A build tool's own "it worked" line: failures before it did not stop the job.
     "success": r"BUILD SUCCESS",
-    # Surefire/Failsafe: `Running CLASS` ... `Tests run: N, Failures: 0, Errors: 0, ... - in CLASS`: what a test
-    # class printed before it passed (a logged exception) did not fail it.
-    "class_start": r"Running [\w$]+\.[\w.$]",
-    "class_passed": r"Failures: 0, Errors: 0, Skipped: \d+, Time elapsed: ",
 }
-_CLASS_START = re.compile(r"^(?:\[INFO\] )?Running (?P<cls>[\w$]+(?:\.[\w$]+)+)\s*$")
-_CLASS_PASSED = re.compile(r"^(?:\[INFO\] )?Tests run: [1-9]\d*, Failures: 0, Errors: 0, Skipped: \d+, "
-                           r"Time elapsed: [\d.,]+ ?s(?:ec)?(?: <<<.*)? -+ ?(?:in )?(?P<cls>[\w$]+(?:\.[\w$]+)+)\s*$")
 _KEEP_KEYWORDS = 400  # most recent keyword lines kept for the fallback
 _KEEP_MARKERS = 20000
 _TAIL = 200
 _CONTEXT = 3  # lines kept around each block for the excerpt
 _BEFORE_ERROR = 15
+# Lines read at once around a flagged line: most blocks fit (the rest is read line by line).
+_NEAR_BEFORE = 8
+_NEAR_AFTER = 32
+# Hits of one rule grown into blocks: the first ones (the earliest error usually causes the rest), then only the
+# latest ones (where the job stopped); the others are counted (javac stops at 100 errors by default).
+_EAGER = 100
+_LATE = 50
+_LATE_BYTES = 16 * 1024  # kept on each side of a late hit: what its block can grow into
 _MAX_LINE_BYTES = 256 * 1024
 _MAX_HITS = 20000
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
@@ -101,6 +106,7 @@ class ScanResult:
     text: dict[int, str] = field(default_factory=dict)
     in_script: set[int] = field(default_factory=set)  # hit lines inside a step's `##[group]Run` header
     hits_dropped: int = 0  # flagged lines beyond the cap on hits
+    capped: dict[str, int] = field(default_factory=dict)  # rule id -> its hits not examined (past the cap)
 
     def line_text(self, n: int) -> str | None:
         return self.text.get(n)
@@ -212,85 +218,31 @@ class _HyperscanEngine(_Engine):
         return out
 
 
-class _Chunk:
-    """A chunk of cleaned bytes whose first line has number `first`; finds lines near known offsets."""
-
-    def __init__(self, data: bytes, first: int, newlines: int) -> None:
-        self.data = data
-        self.first = first
-        self.count = newlines + (0 if data.endswith(b"\n") or not data else 1)
-        self.last = first + self.count - 1
-        self._anchors: list[int] = [first]  # line numbers with known start offsets, sorted
-        self._offsets: dict[int, int] = {first: 0}
-        self._cache: dict[int, str] = {}
-
-    def anchor(self, n: int, offset: int) -> None:
-        if n not in self._offsets:
-            self._offsets[n] = offset
-            bisect.insort(self._anchors, n)
-
-    def _offset(self, n: int) -> int:
-        i = bisect.bisect_right(self._anchors, n)
-        below = self._anchors[i - 1]
-        data = self.data
-        if i < len(self._anchors) and self._anchors[i] - n < n - below:
-            # Closer to the next known line: walk back (context lines just above a flagged line).
-            k = self._anchors[i]
-            off = self._offsets[k]
-            while k > n:
-                off = data.rfind(b"\n", 0, off - 1) + 1
-                k -= 1
-        else:
-            k = below
-            off = self._offsets[k]
-            while k < n:
-                off = data.index(b"\n", off) + 1
-                k += 1
-        if abs(k - below) > 16:
-            self.anchor(n, off)
-        return off
-
-    def anchor_tail(self, k: int) -> None:
-        """Anchors for the last `k` lines, found backwards from the end (the tail is read at EOF)."""
-        data = self.data
-        end = len(data) - 1 if data.endswith(b"\n") else len(data)
-        n = self.last
-        while n >= max(self.first, self.last - k + 1):
-            start = data.rfind(b"\n", 0, end) + 1
-            self.anchor(n, start)
-            end = start - 1
-            n -= 1
-            if start == 0:
-                break
-
-    def raw(self, n: int) -> bytes:
-        start = self._offset(n)
-        end = self.data.find(b"\n", start)
-        return self.data[start:] if end == -1 else self.data[start:end]
-
-    def clean(self, n: int) -> str:
-        text = self._cache.get(n)
-        if text is None:
-            text = clean_text(self.raw(n))
-            if len(self._cache) < 50000:
-                self._cache[n] = text
-        return text
-
-
-class _Window:
-    def __init__(self) -> None:
-        self.chunks: list[_Chunk] = []
-
-    def push(self, chunk: _Chunk) -> None:
-        self.chunks.append(chunk)
-        if len(self.chunks) > 3:
-            self.chunks.pop(0)
-
-    def get(self, n: int) -> str | None:
-        for c in self.chunks:
-            if c.first <= n <= c.last:
-                return c.clean(n)
-        return None
+def _whole_lines(stream: BinaryIO, size: int, res: ScanResult) -> Iterator[bytes]:
+    """The stream in pieces of about `size` bytes that end at a line end (the last may not); `res.size` counts
+    what was read. A line longer than a piece is kept only in part: memory stays bounded."""
+    leftover = b""
+    while True:
+        block = stream.read(size)
+        if not block:
+            if leftover:
+                yield leftover
+            return
+        res.size += len(block)
+        if not block.endswith(b"\n"):
+            # Complete the last line from the stream rather than carrying a partial line over.
+            rest = stream.readline(size)
+            res.size += len(rest)
+            block += rest
+        if leftover:
+            block, leftover = leftover + block, b""
+        if not block.endswith(b"\n"):
+            cut = block.rfind(b"\n")
+            if cut == -1:
+                leftover = block[:_MAX_LINE_BYTES]
+                continue
+            block, leftover = block[: cut + 1], block[cut + 1:]
+        yield block
 
 
 class Scanner:
@@ -318,54 +270,32 @@ class Scanner:
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
         res = ScanResult(engine=self.engine.name)
-        window = _Window()
+        window = Window()
         state = _State(res)
-        pending: tuple[_Chunk, list[int], dict[int, set[int]]] | None = None
+        pending: tuple[list[int], dict[int, set[int]]] | None = None
         next_line = 1
-        leftover = b""
-        while True:
-            block = stream.read(self.chunk_size)
-            eof = not block
-            rest = b""
-            if eof:
-                data, leftover = leftover, b""
-            else:
-                res.size += len(block)
-                # Complete the last line from the stream rather than carrying a partial line over (one copy
-                # less of each chunk); a line longer than a chunk is carried over as usual.
-                if not block.endswith(b"\n"):
-                    rest = stream.readline(self.chunk_size)
-                    res.size += len(rest)
-                if leftover:
-                    block, leftover = leftover + block, b""
-                if not (rest or block).endswith(b"\n"):
-                    block, rest = block + rest, b""
-                    cut = block.rfind(b"\n")
-                    if cut == -1:
-                        # A line longer than this is kept only in part: memory stays bounded.
-                        leftover = block[:_MAX_LINE_BYTES]
-                        continue
-                    block, leftover = block[: cut + 1], block[cut + 1:]
-                data = block
-            if data:
-                cleaned = strip_ansi_bytes(data, rest)
-                order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
-                chunk = _Chunk(cleaned, next_line, newlines)
-                for n, offset in anchors:
-                    chunk.anchor(n, offset)
-                next_line = chunk.last + 1
-                window.push(chunk)
-                # A chunk's hits are handled once the next chunk is in memory: blocks may run into it.
-                if pending is not None:
-                    self._process(*pending, window, state)
-                pending = (chunk, order, by_line)
-                if progress is not None:
-                    progress(res.size)
-            if eof:
-                break
+        for data in _whole_lines(stream, self.chunk_size, res):
+            cleaned = strip_ansi_bytes(data)
+            order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
+            chunk = Chunk(cleaned, next_line, newlines)
+            for n, offset in anchors:
+                chunk.anchor(n, offset)
+            next_line = chunk.last + 1
+            if window.full():
+                state.release(window.chunks[0], self.catalog.rules, window)
+            window.push(chunk)
+            state.classes.advance(chunk)
+            # A chunk's hits are handled once the next chunk is in memory: blocks may run into it.
+            if pending is not None:
+                self._process(*pending, window, state)
+            pending = (order, by_line)
+            if progress is not None:
+                progress(res.size)
         if pending is not None:
             self._process(*pending, window, state)
+        state.finish(self.catalog.rules, window)
         res.lines = next_line - 1
+        res.passed_classes = state.classes.sorted_spans()
         res.keywords = self._tail_keywords(window)
         if window.chunks:
             window.chunks[-1].anchor_tail(_TAIL)
@@ -375,9 +305,9 @@ class Scanner:
                 res.tail.append(Marker(n, display_text(text)))
         return res
 
-    def _tail_keywords(self, window: _Window) -> list[Marker]:
+    def _tail_keywords(self, window: Window) -> list[Marker]:
         found: list[Marker] = []
-        recent: list[_Chunk] = []
+        recent: list[Chunk] = []
         for chunk in reversed(window.chunks):  # the last few MB: where a job stops is near the end
             recent.insert(0, chunk)
             if sum(len(c.data) for c in recent) >= 4 * 1024 * 1024:
@@ -424,12 +354,11 @@ class Scanner:
         newlines = (line - first) + data.count(b"\n", pos)
         return order, by_line, newlines, anchors
 
-    def _process(self, chunk: _Chunk, order: list[int], by_line: dict[int, set[int]], window: _Window,
-                 state: _State) -> None:
+    def _process(self, order: list[int], by_line: dict[int, set[int]], window: Window, state: _State) -> None:
         for n in order:
             self._line(n, by_line[n], window, state)
 
-    def _line(self, n: int, pids: Iterable[int], window: _Window, state: _State) -> None:
+    def _line(self, n: int, pids: Iterable[int], window: Window, state: _State) -> None:
         rules: list[int] = []
         structs: set[str] = set()
         for pid in pids:
@@ -438,12 +367,42 @@ class Scanner:
                 rules.append(int(what))
             else:
                 structs.add(str(what))
+        idxs = sorted(set(rules))
+        if not structs and state.defer(n, idxs, self.catalog.rules, window):
+            return
         text = window.get(n)
         if text is None:
             return
         state.structure(n, text, structs, window)
-        if rules:
-            state.rules(n, text, sorted(set(rules)), self.catalog.rules, window)
+        if idxs:
+            state.rules(n, text, idxs, self.catalog.rules, window)
+
+
+@dataclass
+class _Late:
+    """A flagged line whose rules are all past their first `_EAGER` hits. It costs nothing more until its chunk
+    is about to leave memory; then, if it is still among the latest of its rule, it is checked and the bytes
+    around it are kept, to be grown into a block when the scan ends (only the last `_LATE` of each rule)."""
+
+    line: int
+    idxs: list[int]
+    chunk: Chunk | None
+    found: list[tuple[Rule, dict[str, str], str]] = field(default_factory=list)  # the rules that fired, winner first
+    data: bytes = b""  # whole lines around the trigger
+    at: int = 0  # where the trigger line starts in `data`
+    in_script: bool = False
+
+    def getter(self) -> LineGetter:
+        chunk = Chunk(self.data, 1, self.data.count(b"\n"))
+        n = chunk.line_at(self.at, 0, 1)
+        chunk.anchor(n, self.at)
+        shift = self.line - n
+
+        def get(k: int) -> str | None:
+            k -= shift
+            return chunk.clean(k) if chunk.first <= k <= chunk.last else None
+
+        return get
 
 
 class _State:
@@ -454,18 +413,20 @@ class _State:
         self.in_group = False
         self.group_is_run = False
         self.open_blocks: dict[str, Hit] = {}  # rule id -> its latest hit, to absorb lines inside its block
-        self.running: dict[str, int] = {}  # test class -> the line of its `Running` marker
+        self.classes = PassedClasses()
+        self.counts: dict[str, int] = {}  # rule id -> hits so far
+        self.late: dict[str, deque[_Late]] = {}  # rule id -> its latest late candidates
 
-    def keep(self, first: int, last: int, window: _Window) -> None:
+    def keep(self, first: int, last: int, get: LineGetter) -> None:
         keep = self.res.text
         for k in range(max(1, first), last + 1):
             if k not in keep:
-                t = window.get(k)
+                t = get(k)
                 if t is None:
                     continue
                 keep[k] = display_text(t)
 
-    def structure(self, n: int, text: str, structs: set[str], window: _Window) -> None:
+    def structure(self, n: int, text: str, structs: set[str], window: Window) -> None:
         res = self.res
         if "group" in structs and text.startswith("##[group]"):
             self.in_group = True
@@ -482,45 +443,108 @@ class _State:
             res.text[n] = display_text(text)
             if len(res.errors) <= 20:
                 # What led to the annotation: the excerpt shows a failing step's tail from here.
-                self.keep(n - _BEFORE_ERROR, n + 1, window)
+                self.keep(n - _BEFORE_ERROR, n + 1, window.get)
         if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
             res.successes.append(n)
-        if "class_start" in structs and (m := _CLASS_START.match(text)) and len(self.running) < _KEEP_MARKERS:
-            self.running[m.group("cls")] = n
-        if "class_passed" in structs and (m := _CLASS_PASSED.match(text)):
-            start = self.running.pop(m.group("cls"), None)
-            if start is not None and len(res.passed_classes) < _KEEP_MARKERS:
-                res.passed_classes.append((start, n))
 
-    def rules(self, n: int, text: str, idxs: list[int], rules: tuple[Rule, ...], window: _Window) -> None:
+    def rules(self, n: int, text: str, idxs: list[int], rules: tuple[Rule, ...], window: Window) -> None:
         if len(self.res.hits) >= _MAX_HITS:
             self.res.hits_dropped += 1  # memory stays bounded on pathological logs
             return
+        get = window.near(n, _NEAR_BEFORE, _NEAR_AFTER)
         found: list[tuple[Rule, dict[str, str], str]] = []
         for i in idxs:
             rule = rules[i]
             got = match_line(rule, text)
-            if got is not None and next_line_ok(rule, window.get, n):
+            if got is not None and next_line_ok(rule, get, n):
                 found.append((rule, got[0], got[1]))
         if not found:
             return
         found.sort(key=lambda f: -f[0].confidence)  # stable: catalog order breaks ties
+        rule = found[0][0]
+        prev = self.open_blocks.get(rule.id)
+        if prev is not None and prev.first <= n <= prev.last:
+            return  # a line of the block this rule already holds
+        self.counts[rule.id] = self.counts.get(rule.id, 0) + 1
+        if rule.category != "infrastructure":  # the diagnosis discounts no infrastructure failure
+            self.classes.check(n, window)
+        self.hit(n, found, get, self.in_group and self.group_is_run)
+
+    def defer(self, n: int, idxs: list[int], rules: tuple[Rule, ...], window: Window) -> bool:
+        """Queue line `n` as a late candidate when all its rules are past their first `_EAGER` hits."""
+        counts = self.counts
+        if not idxs or any(counts.get(rules[i].id, 0) < _EAGER for i in idxs):
+            return False
+        item = _Late(n, idxs, window.chunk_of(n), in_script=self.in_group and self.group_is_run)
+        for i in idxs:
+            rid = rules[i].id
+            queue = self.late.get(rid)
+            if queue is None:
+                queue = self.late[rid] = deque(maxlen=2 * _LATE)  # room for lines the check will reject
+            if len(queue) == queue.maxlen:
+                self.res.capped[rid] = self.res.capped.get(rid, 0) + 1
+            queue.append(item)
+        return True
+
+    def release(self, chunk: Chunk, rules: tuple[Rule, ...], window: Window) -> None:
+        """`chunk` is about to leave memory: check the late candidates on it and keep the bytes around them."""
+        for queue in self.late.values():
+            for item in queue:
+                if item.chunk is chunk:
+                    self._settle(item, rules, window)
+
+    def _settle(self, item: _Late, rules: tuple[Rule, ...], window: Window) -> None:
+        chunk, item.chunk = item.chunk, None
+        if chunk is None:
+            return
+        n = item.line
+        text = chunk.clean(n)
+        get = window.near(n, _NEAR_BEFORE, _NEAR_AFTER)
+        for i in item.idxs:
+            got = match_line(rules[i], text)
+            if got is not None and next_line_ok(rules[i], get, n):
+                item.found.append((rules[i], got[0], got[1]))
+        if not item.found:
+            return
+        item.found.sort(key=lambda f: -f[0].confidence)
+        if item.found[0][0].category != "infrastructure":
+            self.classes.check(n, window)
+        item.data, item.at = chunk.around(n, _LATE_BYTES)
+
+    def hit(self, n: int, found: list[tuple[Rule, dict[str, str], str]], get: LineGetter, in_script: bool) -> None:
+        """Grow the winner's block around trigger line `n` and record the hit."""
         rule, fields, message = found[0]
         for other, _, _ in found[1:]:
             self.res.losers.append(Candidate(other.id, n, rule.id))
         prev = self.open_blocks.get(rule.id)
         if prev is not None and prev.first <= n <= prev.last:
-            return  # a line of the block this rule already holds
+            return
         # The winner decides what the failure is; the block is the widest any matching rule describes (a
         # generic rule such as disk-full knows nothing of the Maven block it sits in).
-        first, last = extend_block(rule, window.get, n)
+        first, last = extend_block(rule, get, n)
         for other, _, _ in found[1:]:
-            a, b = extend_block(other, window.get, n)
+            a, b = extend_block(other, get, n)
             first, last = min(first, a), max(last, b)
-        fields, message = block_fields(rule, window.get, n, first, last, fields, message)
+        fields, message = block_fields(rule, get, n, first, last, fields, message)
         hit = Hit(rule=rule, line=n, first=first, last=last, fields=fields, message=message)
         self.res.hits.append(hit)
         self.open_blocks[rule.id] = hit
-        if self.in_group and self.group_is_run:
+        if in_script:
             self.res.in_script.add(n)
-        self.keep(first - _CONTEXT, last + _CONTEXT, window)
+        self.keep(first - _CONTEXT, last + _CONTEXT, get)
+
+    def finish(self, rules: tuple[Rule, ...], window: Window) -> None:
+        """Grow the latest hits each rule kept into blocks, then put all hits in line order."""
+        if not self.late:
+            return
+        late: dict[int, _Late] = {}
+        for rid, queue in self.late.items():
+            for item in queue:
+                self._settle(item, rules, window)
+            kept = [item for item in queue if item.found and item.found[0][0].id == rid]
+            for item in kept[-_LATE:]:
+                late[item.line] = item
+        for n in sorted(late):
+            item = late[n]
+            self.hit(n, item.found, item.getter(), item.in_script)
+        self.res.hits.sort(key=lambda h: h.line)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -19,11 +18,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..core import InputError
+from .runurl import parse_run_url
 
-__all__ = ["RUN_URL", "LogInput", "check_text", "open_sources"]
+__all__ = ["LogInput", "check_text", "open_sources"]
 
-RUN_URL = re.compile(r"^https?://[^/]+/(?P<owner>[^/]+)/(?P<repo>[^/]+)/actions/runs/(?P<run>\d+)"
-                     r"(?:/job/(?P<job>\d+))?(?:[/?#].*)?$")
 _SNIFF = 8192
 
 
@@ -54,15 +52,12 @@ def open_sources(spec: str) -> list[LogInput]:
         raise InputError("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL")
     if spec == "-":
         return [_stdin(spec)]
-    m = RUN_URL.match(spec)
-    if m is not None:
+    if spec.lower().startswith(("http://", "https://")):
+        parse_run_url(spec)  # a clear InputError for anything but a run URL
         # Imported here: only a run URL needs the HTTP client.
         from .github import github_log_inputs
 
         return github_log_inputs(spec)
-    if spec.startswith(("http://", "https://")):
-        raise InputError(f"not a GitHub Actions run URL: {spec} (expected "
-                         "https://github.com/OWNER/REPO/actions/runs/RUN_ID[/job/JOB_ID])")
     path = Path(spec)
     if not path.exists():
         raise InputError(f"no such file: {spec}")

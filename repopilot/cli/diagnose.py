@@ -3,36 +3,26 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import StrEnum
 from importlib import resources
-from typing import Any
 
 import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
-from ..ci.engine import diagnose_input
-from ..ci.render import render_github, render_markdown, render_text
-from ..ci.sources import LogInput, open_sources
+from ..ci import DiagnosisReport, LogInput, diagnose_input, open_sources
+from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
 from ..core import InputError, Model, TraceRecorder
 from ..providers import resolve_model
-from .console import err, out, stderr_is_terminal
+from .console import err, stderr_is_terminal
+from .render import Format, renderer
 from .session import reporting
 
 __all__ = ["EXAMPLE_LOG", "diagnose", "register"]
 
 EXAMPLE_LOG = "go-build-error.log"
 _PROGRESS_BYTES = 20 * 1024 * 1024  # show a bar for logs at least this big, on a terminal
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
-    github = "github"
 
 
 def _example() -> LogInput:
@@ -65,7 +55,8 @@ def diagnose(
                                         "also has are not candidates."),
     fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
     no_llm: bool = typer.Option(False, "--no-llm", help="Never call a model, even when the rules are unsure."),
-    token_budget: int = typer.Option(1500, "--token-budget", min=100, help="Token budget of the excerpt."),
+    token_budget: int = typer.Option(DEFAULT_TOKEN_BUDGET, "--token-budget", min=100,
+                                     help="Token budget of the excerpt."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Text format: every failure and all its lines."),
 ) -> None:
     """Diagnose a failing CI log: category, causal lines, hint. Exit 0 when a diagnosis was produced."""
@@ -85,7 +76,7 @@ def diagnose(
     rec = TraceRecorder.start("diagnose", f"diagnose {source or 'example:' + EXAMPLE_LOG}",
                               model=model.model if model else None,
                               provider=getattr(model, "provider", None) if model else None)
-    reports: list[dict[str, Any]] = []
+    reports: list[DiagnosisReport] = []
     with reporting(rec, model):
         try:
             for log in inputs:
@@ -93,21 +84,13 @@ def diagnose(
                     result = diagnose_input(log, baseline=base, model=model, recorder=rec,
                                             token_budget=token_budget, progress=progress)
                 # `run_id` is the CI run (from a run URL); `trace_run_id` names this diagnosis's own trace.
-                reports.append({**result.to_dict(), "trace_run_id": rec.trace.run_id})
+                reports.append(result.report().model_copy(update={"trace_run_id": rec.trace.run_id}))
         except BaseException:
             rec.finish("failed")
             raise
-        rec.trace.set_reports(reports)
+        rec.trace.set_reports([r.contract() for r in reports])
         rec.finish("completed")
-    if fmt is Format.json:
-        typer.echo(json.dumps(reports[0] if len(reports) == 1 else reports, ensure_ascii=False, indent=1))
-    elif fmt is Format.markdown:
-        typer.echo(render_markdown(reports), nl=False)
-    elif fmt is Format.github:
-        typer.echo(render_github(reports), nl=False)
-    else:
-        for report in reports:
-            render_text(report, out, verbose=verbose)
+    typer.echo(renderer(fmt, verbose=verbose)(reports), nl=False)
 
 
 def register(app: typer.Typer) -> None:

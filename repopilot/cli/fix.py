@@ -16,12 +16,11 @@ import sys
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
 
 import typer
 
-from ..ci import diagnose_source
-from ..ci.render import render_text
+from ..app import seed_messages
+from ..ci import DiagnosisReport, diagnose_source
 from ..core import (
     Agent,
     ApprovalError,
@@ -39,11 +38,11 @@ from ..core import (
 )
 from ..core.trace import now_iso
 from ..providers import resolve_model
-from ..repo import open_repo, repo_tools
+from ..repo import fix_tools, open_repo, repo_tools
 from ..repo.apply import apply_fix
-from ..repo.fixer import fix_tools, seed_messages
 from ..repo.propose import APPLIED_BRANCH
 from .console import diff_view, err, out
+from .render import render_text
 from .session import reporting
 
 __all__ = ["approve_run", "register", "reject_run"]
@@ -69,11 +68,11 @@ def _stdin_is_terminal() -> bool:
 
 # -- showing ------------------------------------------------------------------------------------------------
 
-def _show_diagnosis(reports: Sequence[dict[str, Any]]) -> None:
+def _show_diagnosis(reports: Sequence[DiagnosisReport]) -> None:
     """The same report `repopilot diagnose` prints, then what part of the log the model is given."""
     for report in reports:
-        render_text(report, out)
-        ranges = ", ".join(f"{a}-{b}" for a, b in (report.get("excerpt") or {}).get("ranges") or [])
+        typer.echo(render_text([report]), nl=False)
+        ranges = ", ".join(f"{a}-{b}" for a, b in report.excerpt.ranges)
         if ranges:
             out.print(f"  excerpt given to the model: log lines {ranges}", markup=False)
 
@@ -256,7 +255,7 @@ def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, m
     except (RepoPilotError, KeyboardInterrupt):
         rec.finish("failed")  # no conversation yet: nothing to resume, `fix` is simply run again
         raise
-    rec.trace.set_reports(reports)
+    rec.trace.set_reports([r.contract() for r in reports])
     rec.save()
     _show_diagnosis(reports)
     agent = Agent(model, ToolRegistry(fix_tools(root)), rec, Budgets(max_steps=max_steps))

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import typer
 
-from ..ci.github import NoFailedJobs, failed_jobs, github_log_inputs, parse_run_url
+from ..ci import parse_run_url
+from ..ci.github import NoFailedJobs, failed_jobs, github_log_inputs
 from ..ci.github_api import GitHubClient
 from ..core import InputError, RunError, UsageError, redact_text
 from .console import err, out

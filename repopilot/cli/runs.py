@@ -15,6 +15,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..app import read_report
 from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
 from ..telemetry import (
     budget_usage,
@@ -148,22 +149,22 @@ def _show_diagnosis(trace: RunTrace) -> None:
         _show_report(diag)
 
 
-def _show_report(diag: dict[str, Any]) -> None:
-    _print_section("diagnosis" + (f" of {diag['source']}" if diag.get("source") else ""))
-    out.print(f"category {diag.get('category')} (decided by {diag.get('decided_by')})", markup=False)
-    for failure in diag.get("failures") or []:
-        if not isinstance(failure, dict):
-            continue
-        where = failure.get("file") or ""
-        if where:
-            where = f" at {where}" + (f":{failure['line']}" if failure.get("line") is not None else "")
-        out.print(f"- {failure.get('rule')} ({failure.get('category')}, confidence {failure.get('confidence')})"
-                  f"{where}: {failure.get('message')}", markup=False)
-        for line in failure.get("lines") or []:
-            if isinstance(line, dict):
-                out.print(f"  {str(line.get('line')).rjust(6)} | {line.get('text')}", markup=False)
-        if failure.get("hint"):
-            out.print(f"  hint: {failure['hint']}", markup=False)
+def _show_report(recorded: Any) -> None:
+    diag = read_report(recorded)
+    if diag is None:
+        _print_section("diagnosis")
+        out.print("(recorded in a form this version cannot read)", markup=False)
+        return
+    _print_section("diagnosis" + (f" of {diag.source}" if diag.source else ""))
+    out.print(f"category {diag.category} (decided by {diag.decided_by})", markup=False)
+    for failure in diag.failures:
+        where = failure.where()
+        out.print(f"- {failure.rule} ({failure.category}, confidence {failure.confidence})"
+                  f"{' at ' + where if where else ''}: {failure.message}", markup=False)
+        for line in failure.lines:
+            out.print(f"  {str(line.line).rjust(6)} | {line.text}", markup=False)
+        if failure.hint:
+            out.print(f"  hint: {failure.hint}", markup=False)
 
 
 def runs_show(

@@ -12,6 +12,7 @@ from importlib.resources import files
 from typing import Any
 
 from .. import __version__
+from ..app import ReportLine, read_report
 from ..core import RunTrace, Step, redact
 from ..telemetry import (
     budget_usage,
@@ -86,46 +87,42 @@ def _diff(diff: str) -> str:
     return f'<pre class="diff">{"".join(out)}</pre>'
 
 
-def _causal_lines(lines: Any) -> str:
-    if not isinstance(lines, list) or not lines:
+def _causal_lines(lines: list[ReportLine]) -> str:
+    if not lines:
         return ""
-    rows = []
-    for item in lines:
-        if isinstance(item, dict):
-            rows.append(f'<span class="ln">{_e(item.get("line"))}</span>{_e(item.get("text"))}')
+    rows = [f'<span class="ln">{_e(item.line)}</span>{_e(item.text)}' for item in lines]
     return f'<pre class="lines">{chr(10).join(rows)}</pre>'
 
 
-def _diagnosis(diag: dict[str, Any]) -> str:
+def _diagnosis(recorded: Any) -> str:
+    diag = read_report(recorded)
+    if diag is None:
+        return ('<section id="diagnosis"><h2>Diagnosis</h2><p class="muted">recorded in a form this version '
+                "cannot read</p></section>")
     parts = ['<section id="diagnosis"><h2>Diagnosis</h2>',
-             f'<p>Category <span class="badge status-other">{_e(diag.get("category"))}</span> '
-             f'decided by <b>{_e(diag.get("decided_by"))}</b>'
-             + (f' <span class="muted">· source {_e(diag.get("source"))}</span>' if diag.get("source") else "")
+             f'<p>Category <span class="badge status-other">{_e(diag.category)}</span> '
+             f'decided by <b>{_e(diag.decided_by)}</b>'
+             + (f' <span class="muted">· source {_e(diag.source)}</span>' if diag.source else "")
              + "</p>"]
-    for i, failure in enumerate(diag.get("failures") or [], 1):
-        if not isinstance(failure, dict):
-            continue
-        where = failure.get("file")
-        if where and failure.get("line") is not None:
-            where = f"{where}:{failure['line']}"
-        conf = failure.get("confidence")
-        conf_text = f"{conf:.2f}" if isinstance(conf, int | float) else _e(conf)
+    for i, failure in enumerate(diag.failures, 1):
+        where = failure.where()
         parts.append(
-            f'<div class="card failure"><h3>{i}. <code>{_e(failure.get("rule"))}</code> '
-            f'<span class="kv">{_e(failure.get("category"))} · confidence '
-            f'<span class="conf">{conf_text}</span></span></h3>'
-            f'<div>{_e(failure.get("message"))}</div>'
+            f'<div class="card failure"><h3>{i}. <code>{_e(failure.rule)}</code> '
+            f'<span class="kv">{_e(failure.category)} · confidence '
+            f'<span class="conf">{failure.confidence:.2f}</span></span></h3>'
+            f'<div>{_e(failure.message)}</div>'
             + (f'<div class="kv">at <code>{_e(where)}</code></div>' if where else "")
-            + (f'<div class="kv">test <code>{_e(failure.get("test"))}</code></div>' if failure.get("test") else "")
-            + '<div class="kv">causal lines</div>' + _causal_lines(failure.get("lines"))
-            + (f'<div class="hint">hint: {_e(failure.get("hint"))}</div>' if failure.get("hint") else "")
+            + (f'<div class="kv">test <code>{_e(failure.test)}</code></div>' if failure.test else "")
+            + '<div class="kv">causal lines</div>' + _causal_lines(failure.lines)
+            + (f'<div class="hint">hint: {_e(failure.hint)}</div>' if failure.hint else "")
             + "</div>")
-    if diag.get("error_lines"):
-        parts.append(f'<p class="kv">error lines: {_e(", ".join(str(n) for n in diag["error_lines"]))}</p>')
-    excerpt = diag.get("excerpt")
-    if isinstance(excerpt, dict) and excerpt.get("text"):
-        parts.append(f'<details><summary>Excerpt for a model ({_e(excerpt.get("tokens"))} tokens, ranges '
-                     f'{_e(excerpt.get("ranges"))})</summary>{_json_block(excerpt["text"])}</details>')
+    if diag.error_lines:
+        parts.append(f'<p class="kv">error lines: {_e(", ".join(str(n) for n in diag.error_lines))}</p>')
+    excerpt = diag.excerpt
+    if excerpt.text:
+        ranges = [list(r) for r in excerpt.ranges]
+        parts.append(f'<details><summary>Excerpt for a model ({_e(excerpt.tokens)} tokens, ranges '
+                     f'{_e(ranges)})</summary>{_json_block(excerpt.text)}</details>')
     parts.append("</section>")
     return "".join(parts)
 

@@ -206,7 +206,8 @@ class Agent:
             self.rec.step("tool_call", tool_name=call.name, tool_call_id=call.id, arguments=call.arguments,
                           error=call.arguments_error)
             started = time.monotonic()
-            ctx = ToolContext(run_id=self.rec.trace.run_id, tool_call_id=call.id, state=self.rec.trace.extra)
+            ctx = ToolContext(run_id=self.rec.trace.run_id, tool_call_id=call.id, state=self.rec.trace.extra,
+                              deadline=self.tracker.deadline())
             try:
                 outcome = self.tools.execute(call, ctx)
             except EndRun as end:

@@ -26,6 +26,8 @@ class ToolContext:
     run_id: str
     tool_call_id: str
     state: dict[str, Any] = field(default_factory=dict)
+    # The `time.monotonic()` time the run's seconds budget ends; a tool that waits (a git child) stops there.
+    deadline: float | None = None
 
 @dataclass
 class ToolOutcome:

@@ -1,6 +1,9 @@
 """The repository side: the sandbox, the read-only tools, diff validation and the approved apply."""
 
-from .sandbox import Sandbox, check_ref, open_repo, run_git
+from .fixer import FIX_SYSTEM_PROMPT, fix_tools
+from .gitrun import GitFailed, GitTimeout, run_git
+from .sandbox import Sandbox, check_ref, open_repo
 from .tools import repo_tools
 
-__all__ = ["Sandbox", "check_ref", "open_repo", "repo_tools", "run_git"]
+__all__ = ["FIX_SYSTEM_PROMPT", "GitFailed", "GitTimeout", "Sandbox", "check_ref", "fix_tools", "open_repo",
+           "repo_tools", "run_git"]

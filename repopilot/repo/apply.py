@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..core import ApprovalError, diff_sha256
 from .diff import InvalidDiff, git_apply_args, validate_diff
-from .gitindex import GitFailed, git, temp_index
+from .gitindex import temp_index
+from .gitrun import GitFailed, run_git
 
 __all__ = ["AppliedFix", "apply_fix", "branch_for", "find_applied"]
 
@@ -38,8 +39,8 @@ def branch_for(run_id: str) -> str:
 def _ident_env(root: Path) -> dict[str, str]:
     # The person's own git identity when configured; otherwise commit-tree would refuse to run.
     try:
-        git(root, ["var", "GIT_COMMITTER_IDENT"])
-        git(root, ["var", "GIT_AUTHOR_IDENT"])
+        run_git(root, ["var", "GIT_COMMITTER_IDENT"])
+        run_git(root, ["var", "GIT_AUTHOR_IDENT"])
         return {}
     except GitFailed:
         return dict(_FALLBACK_IDENT)
@@ -49,10 +50,10 @@ def find_applied(root: Path, run_id: str, sha256: str) -> str | None:
     """The commit of branch `repopilot/<run_id>` when it exists; ApprovalError if it holds something else."""
     ref = f"refs/heads/{branch_for(run_id)}"
     try:
-        commit = git(root, ["rev-parse", "--verify", "--quiet", ref]).strip()
+        commit = run_git(root, ["rev-parse", "--verify", "--quiet", ref]).strip()
     except GitFailed:
         return None
-    message = git(root, ["log", "-1", "--format=%B", commit])
+    message = run_git(root, ["log", "-1", "--no-show-signature", "--format=%B", commit])
     if re.search(rf"^RepoPilot-Run: {re.escape(run_id)}$", message, re.M) and \
             re.search(rf"^RepoPilot-Diff-SHA256: {sha256}$", message, re.M):
         return commit
@@ -77,13 +78,13 @@ def apply_fix(root: Path, diff: str, *, run_id: str, sha256: str, explanation: s
         raise ApprovalError("the diff does not match its recorded sha256; refusing to apply an altered proposal")
     branch = branch_for(run_id)
     try:
-        git(root, ["check-ref-format", f"refs/heads/{branch}"])
+        run_git(root, ["check-ref-format", f"refs/heads/{branch}"])
     except GitFailed:
         raise ApprovalError(f"{branch!r} is not a valid branch name") from None
     existing = find_applied(root, run_id, sha256)
     if existing is not None:
-        parent = git(root, ["rev-parse", f"{existing}^"]).strip()
-        files = git(root, ["diff-tree", "--no-commit-id", "--name-only", "-r", "-z", existing]).split("\0")
+        parent = run_git(root, ["rev-parse", f"{existing}^"]).strip()
+        files = run_git(root, ["diff-tree", "--no-commit-id", "--name-only", "-r", "-z", existing]).split("\0")
         return AppliedFix(branch, existing, parent, sorted(f for f in files if f), already=True)
     try:
         checked = validate_diff(root, diff)
@@ -94,16 +95,17 @@ def apply_fix(root: Path, diff: str, *, run_id: str, sha256: str, explanation: s
         raise ApprovalError("the recorded diff is not in its normalised form; refusing to apply it")
     env_ident = _ident_env(root)
     with temp_index(root, checked.base) as env:
-        git(root, git_apply_args(checked.strip), input=diff, env=env)
-        tree = git(root, ["write-tree"], env=env).strip()
-    base_tree = git(root, ["rev-parse", f"{checked.base}^{{tree}}"]).strip()
+        run_git(root, git_apply_args(checked.strip), input=diff, env=env)
+        tree = run_git(root, ["write-tree"], env=env).strip()
+    base_tree = run_git(root, ["rev-parse", f"{checked.base}^{{tree}}"]).strip()
     if tree == base_tree:
         raise ApprovalError("the diff changes nothing against HEAD; no branch was created")
     message = _message(run_id, sha256, explanation, who)
-    commit = git(root, ["commit-tree", tree, "-p", checked.base, "-F", "-"], input=message, env=env_ident).strip()
+    commit = run_git(root, ["commit-tree", "--no-gpg-sign", tree, "-p", checked.base, "-F", "-"], input=message,
+                     env=env_ident).strip()
     try:
         # The empty old value makes git refuse when the branch appeared meanwhile: never overwrite a branch.
-        git(root, ["update-ref", "-m", f"repopilot: approved run {run_id}", f"refs/heads/{branch}", commit, ""])
+        run_git(root, ["update-ref", "-m", f"repopilot: approved run {run_id}", f"refs/heads/{branch}", commit, ""])
     except GitFailed as exc:
         raise ApprovalError(f"could not create branch {branch}: {exc}") from None
     return AppliedFix(branch, commit, checked.base, checked.files)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core import SandboxError, UserError
-from .gitindex import GitFailed, git, temp_index
+from .gitindex import temp_index
+from .gitrun import GitFailed, run_git
 from .sandbox import Sandbox
 
 __all__ = [
@@ -332,7 +333,7 @@ def _check_head_tree(root: Path, base: str, paths: list[str]) -> None:
     for path in paths:
         parts = path.split("/")
         prefixes.update("/".join(parts[: k + 1]) for k in range(len(parts)))
-    out = git(root, ["ls-tree", "-z", "--full-tree", base, "--", *sorted(prefixes)])
+    out = run_git(root, ["ls-tree", "-z", "--full-tree", base, "--", *sorted(prefixes)])
     for entry in filter(None, out.split("\0")):
         meta, _, name = entry.partition("\t")
         mode = meta.split(" ", 1)[0]
@@ -395,13 +396,13 @@ def _validate(root: Path, diff: str, *, max_files: int, max_lines: int, base: st
     box = Sandbox(root)
     files = sorted({_check_path(box, path) for p in patches for path in _patch_paths(p, level)})
     try:
-        commit = git(root, ["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"]).strip()
+        commit = run_git(root, ["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"]).strip()
     except GitFailed:
         raise InvalidDiff(f"the repository has no commit at {base} to check the diff against") from None
     _check_head_tree(root, commit, files)
     with temp_index(root, commit) as env:
         try:
-            git(root, [*git_apply_args(level)[:-1], "--check", "-"], input=diff, env=env)
+            run_git(root, [*git_apply_args(level)[:-1], "--check", "-"], input=diff, env=env)
         except GitFailed as exc:
             raise InvalidDiff(f"the diff does not apply to {base} ({commit[:12]}): {_explain(exc.stderr)}. "
                               "Read the current file with read_file and copy the context lines exactly"

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path, PurePosixPath
 
 from ..core import InputError, SandboxError
+from .gitrun import run_git
 
-__all__ = ["GitOutput", "Sandbox", "check_ref", "open_repo", "run_git"]
+__all__ = ["Sandbox", "check_ref", "open_repo"]
 
-_GIT_TIMEOUT_S = 30.0
 _REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}~^-]{0,200}$")
-# Repository-local config can name programs git would run (fsmonitor, hooks, external diff, textconv).
-# The tools only read, and run nothing a repository chooses.
-_SAFE_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
-             "-c", "core.pager=cat", "-c", "color.ui=false"]
-_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_PAGER": "cat"}
 
 
 def _no_option(value: str, what: str) -> None:
@@ -26,50 +20,26 @@ def _no_option(value: str, what: str) -> None:
         raise SandboxError(f"{what} {value!r} looks like a command-line option; refused")
 
 
-class GitOutput(str):
-    """Git's stdout as text, with `truncated` set when it was cut at the byte cap."""
-
-    truncated: bool = False
-
-
-def run_git(root: Path, args: list[str], *, max_bytes: int = 4_000_000, check: bool = True) -> GitOutput:
-    """Run git in `root` with `args` as a list (never a shell), stdout capped at `max_bytes`."""
-    env = {**os.environ, **_GIT_ENV}
-    try:
-        proc = subprocess.Popen(["git", *_SAFE_GIT, *args], cwd=root, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
-    except FileNotFoundError:
-        raise InputError("git is not installed or not on PATH") from None
-    assert proc.stdout is not None and proc.stderr is not None
-    data = proc.stdout.read(max_bytes + 1)
-    truncated = len(data) > max_bytes
-    if truncated:
-        proc.kill()
-    try:
-        _, stderr = proc.communicate(timeout=_GIT_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        raise SandboxError(f"git {args[0]} took longer than {_GIT_TIMEOUT_S:.0f}s") from None
-    if check and proc.returncode != 0 and not truncated:
-        msg = stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SandboxError(f"git {args[0]} failed: {msg[-1] if msg else f'exit {proc.returncode}'}")
-    result = GitOutput(data[:max_bytes].decode("utf-8", "replace"))
-    result.truncated = truncated
-    return result
-
-
 def open_repo(path: Path | str) -> Path:
-    """The top-level directory of the git work tree containing `path`."""
+    """The top of the work tree holding `path`: the nearest directory at or above it with a `.git` entry.
+
+    Found on disk, never asked of git: a repository's `core.worktree` (or `GIT_WORK_TREE` in the environment)
+    could otherwise move the root anywhere, `/` included, and every tool would then read outside the repository.
+    """
     p = Path(path).expanduser()
     if not p.exists():
         raise InputError(f"repository path does not exist: {p}")
     if not p.is_dir():
         raise InputError(f"repository path is not a directory: {p}")
+    start = p.resolve()
+    top = next((d for d in (start, *start.parents) if (d / ".git").exists()), None)
+    if top is None:
+        raise InputError(f"not inside a git repository: {p}")
     try:
-        top = run_git(p.resolve(), ["rev-parse", "--show-toplevel"]).strip()
+        run_git(top, ["rev-parse", "--git-dir"])
     except SandboxError:
         raise InputError(f"not inside a git repository: {p}") from None
-    return Path(top).resolve()
+    return top
 
 
 def check_ref(root: Path, ref: str) -> str:

@@ -4,33 +4,67 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import time
 from pathlib import Path
+from typing import BinaryIO
 
-from ..core import SandboxError, Tool, tool
-from .sandbox import Sandbox, check_ref, run_git
+from ..core import SandboxError, Tool, ToolContext, tool
+from .gitrun import GitOutput, run_git
+from .sandbox import Sandbox, check_ref
 
-__all__ = ["MAX_FILE_BYTES", "repo_tools"]
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "MAX_RESULT_BYTES", "TOOL_SECONDS", "repo_tools"]
 
 MAX_FILE_BYTES = 1_000_000
+# What one tool result may hold, and one line of it: a result goes whole into the trace, so a 200 MB line must
+# never be read into memory, let alone recorded.
+MAX_RESULT_BYTES = 200_000
+MAX_LINE_BYTES = 2_000
+# The longest one tool call may run (a git child is killed at this limit, or at the run's deadline if sooner).
+TOOL_SECONDS = 30.0
 _BINARY_SNIFF = 8192
 _MAX_LINES_PER_READ = 2000
+_SKIP_CHUNK = 1 << 16
 
 
 def _looks_binary(chunk: bytes) -> bool:
     return b"\x00" in chunk
 
 
-def repo_tools(root: Path) -> list[Tool]:
-    """The six read-only tools bound to the repository at `root`."""
+def _read_line(fh: BinaryIO, cap: int, end: float) -> tuple[bytes, bool]:
+    """The next line, at most `cap` bytes of it, and whether it was longer (the rest is skipped, never held)."""
+    raw = fh.readline(cap + 1)
+    if len(raw) <= cap or raw.endswith(b"\n"):
+        return raw, False
+    while True:
+        if time.monotonic() > end:
+            raise SandboxError("read_file was stopped: it ran out of time skipping a very long line")
+        chunk = fh.readline(_SKIP_CHUNK)
+        if not chunk or chunk.endswith(b"\n"):
+            return raw[:cap], True
+
+
+def repo_tools(root: Path, *, tool_seconds: float = TOOL_SECONDS, max_result_bytes: int = MAX_RESULT_BYTES,
+               max_line_bytes: int = MAX_LINE_BYTES) -> list[Tool]:
+    """The six read-only tools bound to the repository at `root`. Each call ends within `tool_seconds` (or the
+    run's deadline), returns at most `max_result_bytes`, and shows at most `max_line_bytes` of any line."""
     box = Sandbox(root)
 
-    @tool
-    def git_status() -> str:
-        """Show the working tree status: the current branch and changed, staged and untracked files."""
-        return run_git(box.root, ["status", "--porcelain=v1", "--branch", "--untracked-files=normal"]) or "clean"
+    def git(args: list[str], ctx: ToolContext | None, *, check: bool = True) -> GitOutput:
+        return run_git(box.root, args, check=check, max_bytes=max_result_bytes, timeout=tool_seconds,
+                       deadline=ctx.deadline if ctx is not None else None)
+
+    def ends(ctx: ToolContext | None) -> float:
+        limit = time.monotonic() + tool_seconds
+        return min(limit, ctx.deadline) if ctx is not None and ctx.deadline is not None else limit
 
     @tool
-    def git_diff(staged: bool = False, ref: str | None = None, path: str | None = None) -> str:
+    def git_status(ctx: ToolContext | None = None) -> str:
+        """Show the working tree status: the current branch and changed, staged and untracked files."""
+        return git(["status", "--porcelain=v1", "--branch", "--untracked-files=normal"], ctx) or "clean"
+
+    @tool
+    def git_diff(staged: bool = False, ref: str | None = None, path: str | None = None,
+                 ctx: ToolContext | None = None) -> str:
         """Show changes as a unified diff: unstaged changes by default.
 
         Args:
@@ -46,12 +80,13 @@ def repo_tools(root: Path) -> list[Tool]:
         args.append("--")
         if path:
             args.append(box.relative(path))
-        out = run_git(box.root, args)
-        note = "\n[diff cut at 4 MB]" if out.truncated else ""
+        out = git(args, ctx)
+        note = f"\n[diff cut at {max_result_bytes} bytes]" if out.truncated else ""
         return (out or "no differences") + note
 
     @tool
-    def git_log(max_count: int = 20, path: str | None = None, ref: str | None = None) -> str:
+    def git_log(max_count: int = 20, path: str | None = None, ref: str | None = None,
+                ctx: ToolContext | None = None) -> str:
         """Show recent commits (hash, date, author, subject), newest first.
 
         Args:
@@ -61,17 +96,18 @@ def repo_tools(root: Path) -> list[Tool]:
         """
         if not 1 <= max_count <= 200:
             raise SandboxError("max_count must be between 1 and 200")
-        args = ["log", f"--max-count={max_count}", "--no-color", "--format=%h %ad %an%n    %s",
+        args = ["log", f"--max-count={max_count}", "--no-color", "--no-show-signature", "--format=%h %ad %an%n    %s",
                 "--date=short"]
         if ref:
             args.append(check_ref(box.root, ref))
         args.append("--")
         if path:
             args.append(box.relative(path))
-        return run_git(box.root, args, check=False) or "no commits"
+        return git(args, ctx, check=False) or "no commits"
 
     @tool
-    def read_file(path: str, start_line: int | None = None, end_line: int | None = None) -> str:
+    def read_file(path: str, start_line: int | None = None, end_line: int | None = None,
+                  ctx: ToolContext | None = None) -> str:
         """Read a text file of the repository, with line numbers.
 
         Args:
@@ -98,23 +134,19 @@ def repo_tools(root: Path) -> list[Tool]:
             return (f"[{rel} is {size} bytes, over the {MAX_FILE_BYTES}-byte cap for a whole read; ask for a "
                     "line range with start_line and end_line, or use search_code]")
         last = min(last, first + _MAX_LINES_PER_READ - 1)
-        shown: list[str] = []
-        total = 0
         with target.open("rb") as fh:
-            for number, raw in enumerate(fh, 1):
-                total = number
-                if first <= number <= last:
-                    shown.append(f"{number:>6}  {raw.decode('utf-8', 'replace').rstrip(chr(10)).rstrip(chr(13))}")
-                elif number > last:
-                    total = -1  # more lines follow; stop reading a huge file here
-                    break
+            shown, total, cut = _numbered(fh, first, last, max_line_bytes, max_result_bytes, ends(ctx))
         if not shown:
             return f"[{rel} has {total} lines; nothing in {first}-{last}]"
-        more = "" if total != -1 else f"\n[more lines after {last}]"
-        return "\n".join(shown) + more
+        notes = []
+        if cut:
+            notes.append(f"[lines longer than {max_line_bytes} bytes are cut]")
+        if total == -1:
+            notes.append(f"[more lines after {first + len(shown) - 1}]")
+        return "\n".join([*shown, *notes])
 
     @tool
-    def list_files(path: str = ".", glob: str = "*", max_results: int = 300) -> str:
+    def list_files(path: str = ".", glob: str = "*", max_results: int = 300, ctx: ToolContext | None = None) -> str:
         """List files tracked or added in the repository (ignored files are left out).
 
         Args:
@@ -129,7 +161,7 @@ def repo_tools(root: Path) -> list[Tool]:
         if not box.resolve(path).is_dir():
             raise SandboxError(f"not a directory: {rel}")
         args = ["ls-files", "--cached", "--others", "--exclude-standard", "--deduplicate", "-z", "--", rel]
-        names = [n for n in run_git(box.root, args).split("\0") if n]
+        names = [n for n in git(args, ctx).split("\0") if n]
         matched = [n for n in names if fnmatch.fnmatch(n if "/" in glob else n.rsplit("/", 1)[-1], glob)]
         if not matched:
             return f"no files match {glob!r} under {rel}"
@@ -138,7 +170,7 @@ def repo_tools(root: Path) -> list[Tool]:
 
     @tool
     def search_code(pattern: str, path: str = ".", max_results: int = 100, ignore_case: bool = False,
-                    fixed_string: bool = False) -> str:
+                    fixed_string: bool = False, ctx: ToolContext | None = None) -> str:
         """Search file contents (tracked and untracked, not ignored) with a regular expression; returns file:line:
         text.
 
@@ -164,7 +196,7 @@ def repo_tools(root: Path) -> list[Tool]:
         if ignore_case:
             args.append("-i")
         args += ["-e", pattern, "--", rel]
-        out = run_git(box.root, args, check=False, max_bytes=2_000_000)
+        out = git(args, ctx, check=False)
         lines = [ln if len(ln) <= 400 else ln[:400] + "…" for ln in out.splitlines()]
         if not lines:
             return f"no matches for {pattern!r} under {rel}"
@@ -172,3 +204,27 @@ def repo_tools(root: Path) -> list[Tool]:
         return "\n".join(lines[:max_results]) + extra
 
     return [git_status, git_diff, git_log, read_file, list_files, search_code]
+
+
+def _numbered(fh: BinaryIO, first: int, last: int, line_cap: int, byte_cap: int,
+              end: float) -> tuple[list[str], int, bool]:
+    """Lines `first`..`last` with their numbers, streamed: (shown, line count or -1 when more follow, any cut)."""
+    shown: list[str] = []
+    used = 0
+    number = 0
+    any_cut = False
+    while True:
+        if time.monotonic() > end:
+            raise SandboxError(f"read_file was stopped at line {number}: it ran out of time")
+        raw, cut = _read_line(fh, line_cap, end)
+        if not raw:
+            return shown, number, any_cut
+        number += 1
+        if number < first:
+            continue
+        if number > last or used >= byte_cap:
+            return shown, -1, any_cut
+        text = raw.decode("utf-8", "replace").rstrip("\n").rstrip("\r")
+        any_cut = any_cut or cut
+        shown.append(f"{number:>6}  {text}" + (" …" if cut else ""))
+        used += len(shown[-1]) + 1

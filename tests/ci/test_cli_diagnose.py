@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from repopilot.ci import DiagnosisReport
 from repopilot.ci.render import render_github
 from repopilot.cli.main import main
 from repopilot.core import read_trace
@@ -51,7 +52,7 @@ def test_github_escaping_and_limit() -> None:
     failure = {"rule": "x.y", "category": "test", "confidence": 0.9, "message": "50% done\r\nnext: a,b",
                "lines": [{"line": 3, "text": "t"}], "file": "a,b:c.go", "line": 3, "causal": True}
     report = {"log": "l", "category": "test", "failures": [failure] * 30, "excerpt": {"text": ""}}
-    out = render_github([report]).splitlines()
+    out = render_github([DiagnosisReport.model_validate(report)]).splitlines()
     assert len(out) == 10
     assert out[0].startswith("::error file=a%2Cb%3Ac.go,line=3,title=RepoPilot%3A test (x.y)::"
                              "50%25 done%0D%0Anext: a,b")

@@ -29,7 +29,7 @@ CASES = [
 
 
 def _one(name: str, **kw: object) -> dict:
-    reports = diagnose_source(str(FIXTURES / name), **kw)  # type: ignore[arg-type]
+    reports = [r.contract() for r in diagnose_source(str(FIXTURES / name), **kw)]  # type: ignore[arg-type]
     assert len(reports) == 1
     return reports[0]
 
@@ -116,7 +116,7 @@ def _run(tmp_path: Path, model: ScriptedModel) -> tuple[dict, TraceRecorder]:
     rec = TraceRecorder.start("diagnose", "test", directory=tmp_path / "runs")
     log = open_sources(str(_unsure_log(tmp_path)))[0]
     res = diagnose_input(log, model=model, recorder=rec)
-    return res.to_dict(), rec
+    return res.report().contract(), rec
 
 
 def test_escalation_uses_one_validated_model_call(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from repopilot.ci.excerpt import estimate_tokens
 def _excerpt(tmp_path: Path, text: str, budget: int) -> dict:
     log = tmp_path / "x.log"
     log.write_text(text)
-    reports = diagnose_source(str(log), token_budget=budget)
+    reports = [r.contract() for r in diagnose_source(str(log), token_budget=budget)]
     assert len(reports) == 1
     ex = reports[0]["excerpt"]
     assert ex["tokens"] <= budget and estimate_tokens(ex["text"]) == ex["tokens"]

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from repopilot.ci.github import RunRef, github_log_inputs, is_run_url, parse_run_url
+from repopilot.ci import RunRef, is_run_url, parse_run_url
+from repopilot.ci.github import github_log_inputs
 from repopilot.ci.github_api import GitHubClient
 from repopilot.core import ConfigError, GitHubAPIError, InputError
 from tests.fixtures.github.fake_github import (

@@ -63,6 +63,6 @@ def test_user_rules_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     # A warning: the bundled tsc.error rule (errors only) stays silent, so the line is the user's rule's alone.
     log.write_text("> tsc -p .\nsrc/app.ts(12,5): warning TS6133: 'x' is declared but never used.\n")
     monkeypatch.setenv("REPOPILOT_RULES", str(rules))
-    [report] = diagnose_source(str(log))
+    [report] = [r.contract() for r in diagnose_source(str(log))]
     assert report["failures"][0]["rule"] == "matcher.tsc"
     assert report["failures"][0]["file"] == "src/app.ts" and report["error_lines"] == [2]

@@ -25,7 +25,7 @@ org.opentest4j.AssertionFailedError: expected: <200> but was: <500>
 def _diagnose(tmp_path: Path, text: str) -> dict:
     log = tmp_path / "surefire.log"
     log.write_text(text)
-    [r] = diagnose_source(str(log))
+    [r] = [rep.contract() for rep in diagnose_source(str(log))]
     return r
 
 

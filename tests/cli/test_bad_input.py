@@ -699,7 +699,10 @@ def test_a_runs_directory_that_cannot_be_written_is_a_setting_to_fix(
 
 HOSTILE_RUNS = ["../../etc/passwd", "a/b", "file:///etc/passwd", "https://github.com/o/r/actions/runs/../../x",
                 "https://github.com/../r/actions/runs/1", "https://github.com/o/r/actions/runs/1/job/abc",
-                "https://github.com/o/r/actions/runs/-1", "javascript:alert(1)"]
+                "https://github.com/o/r/actions/runs/-1", "javascript:alert(1)",
+                # issue 15 item 6: these three ended as "internal error", exit 1
+                "https://github.com:99999/o/r/actions/runs/1", "https://[::1/o/r/actions/runs/1",
+                "https://github.com/o/r/actions/runs/" + "9" * 5000]
 
 
 @pytest.mark.parametrize("run", HOSTILE_RUNS)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from repopilot.ci import DiagnosisReport
 from repopilot.cli import fix as fix_cli
 from repopilot.cli.main import main
 from repopilot.core import AssistantMessage, Message, ToolSpec, diff_sha256, load_trace, read_trace, runs_dir
@@ -370,9 +371,9 @@ def test_the_seed_is_built_from_the_diagnosis_contract(git_repo: Path, log: Path
                             "lines": [{"line": 10, "text": "E       assert -1 == 5"}]}],
               "excerpt": {"ranges": [[8, 13]], "tokens": 20, "text": "    10 | E       assert -1 == 5"}}
 
-    def fake(source: str, **kwargs: Any) -> list[dict[str, Any]]:
+    def fake(source: str, **kwargs: Any) -> list[DiagnosisReport]:
         got.append({"source": source, **kwargs})
-        return [report]
+        return [DiagnosisReport.model_validate(report)]
 
     monkeypatch.setattr(fix_cli, "diagnose_source", fake)
     assert main(["fix", str(log), "--repo", str(git_repo)]) == 3

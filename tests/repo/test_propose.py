@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from repopilot.app.fix_seed import describe_diagnosis, seed_messages
+from repopilot.ci import DiagnosisReport
 from repopilot.core import (
     Agent,
     ApprovalRequired,
@@ -22,7 +24,7 @@ from repopilot.core import (
     load_messages,
 )
 from repopilot.providers import ScriptedModel
-from repopilot.repo.fixer import describe_diagnosis, fix_tools, seed_messages
+from repopilot.repo.fixer import fix_tools
 from repopilot.repo.propose import propose_fix_tool
 
 FIX = """--- a/src/calc.py
@@ -146,7 +148,7 @@ REPORT = {
 
 
 def test_seed_carries_the_diagnosis_not_the_log() -> None:
-    system, user = seed_messages([REPORT])
+    system, user = seed_messages([DiagnosisReport.model_validate(REPORT)])
     assert "propose_fix" in system.content
     text = user.content
     for needle in ("Category: test (decided by rules)", "tests/test_calc.py:5", "hint: check add()",
@@ -156,6 +158,6 @@ def test_seed_carries_the_diagnosis_not_the_log() -> None:
 
 def test_seed_excerpt_is_capped() -> None:
     big = {**REPORT, "excerpt": {"ranges": [[1, 5000]], "tokens": 99_999, "text": "x" * 50_000 + "TAIL"}}
-    text = describe_diagnosis([big], max_excerpt_chars=1000)
+    text = describe_diagnosis([DiagnosisReport.model_validate(big)], max_excerpt_chars=1000)
     assert "TAIL" in text and len(text) < 2000 and "cut" in text
-    assert "No rule recognised" in describe_diagnosis([{**REPORT, "failures": []}])
+    assert "No rule recognised" in describe_diagnosis([DiagnosisReport.model_validate({**REPORT, "failures": []})])

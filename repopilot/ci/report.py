@@ -1,0 +1,153 @@
+"""The diagnosis report: the project's central contract, one per job log, as a type.
+
+`DiagnosisReport.contract()` is the JSON that `diagnose --format json` prints and the trace records (see README
+"Diagnose a failing run"); `docs/diagnosis-report.schema.json` is generated from these models. Optional fields
+that are empty are left out of the JSON, as they always were. Old traces stay readable: unknown keys are
+ignored and fields added later have defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["Category", "DecidedBy", "DiagnosisReport", "ExcerptInfo", "FailingStep", "ReportFailure", "ReportLine",
+           "read_report", "report_schema"]
+
+# The one list of categories (the rule catalog and the escalation prompt use it too).
+Category = Literal["test", "build", "typecheck", "lint", "dependency", "infrastructure", "network", "config",
+                   "unknown"]
+DecidedBy = Literal["rules", "llm", "none"]
+
+# Reading ignores unknown keys (old and newer traces); the published schema marks every field the JSON always has
+# as required.
+_CONFIG = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True)
+
+
+def _omit(data: dict[str, Any], empty: Mapping[str, Any]) -> dict[str, Any]:
+    """Leave out optional keys holding their empty value: the JSON contract never printed them."""
+    return {k: v for k, v in data.items() if not (k in empty and v == empty[k])}
+
+
+class ReportLine(BaseModel):
+    """One causal log line: its 1-based number (counting `\\n`) and its display text."""
+
+    model_config = _CONFIG
+    line: int
+    text: str = ""
+
+
+class ReportFailure(BaseModel):
+    model_config = _CONFIG
+    rule: str
+    category: Category = "unknown"
+    confidence: float = 0.0
+    message: str = ""
+    lines: list[ReportLine] = Field(default_factory=list)
+    causal: bool = False
+    score: float = 0.0
+    subcategory: str | None = None
+    tool: str | None = None
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    test: str | None = None
+    package: str | None = None
+    hint: str | None = None
+    repeats: int = 1
+    note: str = ""
+
+    def where(self) -> str:
+        """`file:line`, `file`, or "" when the failure names no file."""
+        if not self.file:
+            return ""
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+
+_FAILURE_EMPTY: dict[str, Any] = {k: None for k in ("subcategory", "tool", "file", "line", "column", "test",
+                                                      "package", "hint")} | {"repeats": 1, "note": ""}
+
+
+class ExcerptInfo(BaseModel):
+    """What a model is given instead of the log: numbered lines within a token budget."""
+
+    model_config = _CONFIG
+    ranges: list[tuple[int, int]] = Field(default_factory=list)
+    tokens: int = 0
+    text: str = ""
+    folded: list[tuple[int, int]] = Field(default_factory=list)
+
+
+class FailingStep(BaseModel):
+    model_config = _CONFIG
+    name: str = ""
+    line: int | None = None
+    error_line: int | None = None
+    exit_code: int | None = None
+
+
+class DiagnosisReport(BaseModel):
+    model_config = _CONFIG
+    category: Category = "unknown"
+    decided_by: DecidedBy = "none"
+    error_lines: list[int] = Field(default_factory=list)
+    failures: list[ReportFailure] = Field(default_factory=list)
+    excerpt: ExcerptInfo = Field(default_factory=ExcerptInfo)
+    source: str | None = None
+    run_id: str | None = None  # the CI run (from a run URL)
+    log: str | None = None  # the log's display name
+    job: str | None = None
+    lines: int = 0
+    bytes: int = 0
+    engine: str = ""
+    catalog_version: str = ""
+    confident: bool = False
+    failing_step: FailingStep | None = None
+    escalation_reason: str | None = None
+    summary: str | None = None  # the model's one sentence, when it decided
+    hint: str | None = None  # the model's hint, when it decided
+    baseline_dropped: int = 0
+    trace_run_id: str | None = None  # the diagnosis's own trace (set by the application layer)
+
+    def contract(self) -> dict[str, Any]:
+        """The report as the JSON contract (what `--format json` prints and a trace records)."""
+        data = _omit(self.model_dump(mode="json"), _REPORT_EMPTY)
+        data["failures"] = [_omit(f, _FAILURE_EMPTY) for f in data["failures"]]
+        return data
+
+    def name(self) -> str:
+        # `log` is the engine's display name; a report holding only the documented contract has `source`.
+        return self.log or self.source or "log"
+
+    def causal_failures(self) -> list[ReportFailure]:
+        """The failures that explain the job, or the best one when none is causal."""
+        return [f for f in self.failures if f.causal] or self.failures[:1]
+
+
+_REPORT_EMPTY: dict[str, Any] = {"failing_step": None, "escalation_reason": None, "summary": None, "hint": None,
+                                 "baseline_dropped": 0, "trace_run_id": None}
+
+
+def read_report(data: object) -> DiagnosisReport | None:
+    """A report as recorded in a trace (of any version), or None when it is not one."""
+    if isinstance(data, DiagnosisReport):
+        return data
+    try:
+        return DiagnosisReport.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON schema of one report, as published in `docs/diagnosis-report.schema.json`."""
+    schema = DiagnosisReport.model_json_schema(mode="serialization")
+    for name, empty in (("ReportFailure", _FAILURE_EMPTY), ("DiagnosisReport", _REPORT_EMPTY)):
+        part = schema if name == "DiagnosisReport" else schema["$defs"][name]
+        part["required"] = [k for k in part.get("required", []) if k not in empty]
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["description"] = ("One RepoPilot diagnosis report per job log (`repopilot diagnose --format json` prints "
+                             "one object, or an array for several logs). Optional fields holding their empty value "
+                             "are left out.")
+    return schema

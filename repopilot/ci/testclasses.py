@@ -1,0 +1,154 @@
+"""Surefire/Failsafe test classes that passed, found only around hits.
+
+Maven prints `Running CLASS` when a test class starts and `Tests run: N, Failures: 0, Errors: 0, ... - in CLASS`
+when it passed; what a passing class printed (a logged exception) did not fail the build. Those two lines come
+once per test class, tens of thousands of times in a big Maven log, so the scanner does not flag them: for each
+hit it looks back for the nearest `Running` lines in memory (each looked up once) and at the next few `Tests run:`
+lines after them for their class's summary, and records the span when that class passed. Both kinds of line are
+found with byte searches in C, once per chunk. A summary not yet read is looked for in the next chunks.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from .lines import clean_text
+from .window import Chunk, Window
+
+__all__ = ["PassedClasses"]
+
+_CLASS_START = re.compile(r"^(?:\[INFO\] )?Running (?P<cls>[\w$]+(?:\.[\w$]+)+)\s*$")
+_CLASS_PASSED = re.compile(r"^(?:\[INFO\] )?Tests run: [1-9]\d*, Failures: 0, Errors: 0, Skipped: \d+, "
+                           r"Time elapsed: [\d.,]+ ?s(?:ec)?(?: <<<.*)? -+ ?(?:in )?(?P<cls>[\w$]+(?:\.[\w$]+)+)\s*$")
+_CLASS_SUMMARY = re.compile(r"^(?:\[\w+\] )?Tests run: \d+, .* -+ ?(?:in )?(?P<cls>[\w$]+(?:\.[\w$]+)+)\s*$")
+_RUNNING = b"Running "
+_TESTS_RUN = b"Tests run: "
+_LOOK_BACK = 3  # `Running` lines considered before a hit (parallel forks interleave classes)
+_BACK_BYTES = 256 * 1024  # how far back a class start is looked for
+_PENDING_BYTES = 4 * 1024 * 1024  # how far past the window a class's summary is looked for
+_MAX_PENDING = 16
+_SUMMARIES = 8  # summaries looked at after a class starts
+_MAX_SPANS = 20000
+
+
+@dataclass
+class _Pending:
+    cls: bytes
+    start: int  # the `Running` line
+    left: int  # summaries still to look at
+    bytes_left: int
+
+
+def _line_bounds(data: bytes, pos: int) -> tuple[int, int]:
+    start = data.rfind(b"\n", 0, pos) + 1
+    end = data.find(b"\n", pos)
+    return start, len(data) if end == -1 else end
+
+
+class PassedClasses:
+    """(first, last) spans of test classes that passed around the hits, in `spans`."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[int, int]] = []
+        self._seen: set[tuple[int, int]] = set()
+        self._pending: list[_Pending] = []
+        self._last_probe = (0, -1)
+        self._looked: set[tuple[int, int]] = set()  # (chunk, offset) of `Running` lines already looked up
+
+    def check(self, n: int, window: Window) -> None:
+        """Look up the classes that started last before line `n` (each once); keep the spans of those that
+        passed. The diagnosis tells whether a span holds a hit's block."""
+        for start, cls in self._starts_before(n, window):
+            self._settle(cls, start, *self._summary_of(cls, start, window.chunks, _SUMMARIES))
+
+    def advance(self, chunk: Chunk) -> None:
+        """A new chunk was read: look in it for the summaries still awaited."""
+        pending, self._pending = self._pending, []
+        for p in pending:
+            found, left = self._summary_of(p.cls, p.start, [chunk], p.left)
+            if found is not None or p.bytes_left > len(chunk.data):
+                self._settle(p.cls, p.start, found, left, p.bytes_left - len(chunk.data))
+
+    def _settle(self, cls: bytes, start: int, found: tuple[int, bool] | None, left: int,
+                bytes_left: int = _PENDING_BYTES) -> None:
+        if found is not None:
+            if found[1]:
+                self._add(start, found[0])
+        elif left > 0 and len(self._pending) < _MAX_PENDING:
+            self._pending.append(_Pending(cls, start, left, bytes_left))
+
+    def _add(self, start: int, end: int) -> None:
+        if (start, end) not in self._seen and len(self.spans) < _MAX_SPANS:
+            self._seen.add((start, end))
+            self.spans.append((start, end))
+
+    def sorted_spans(self) -> list[tuple[int, int]]:
+        """By their end, as the diagnosis looks them up."""
+        return sorted(self.spans, key=lambda s: (s[1], s[0]))
+
+    def _starts_before(self, first: int, window: Window) -> list[tuple[int, bytes]]:
+        """The nearest `Running CLASS` lines before line `first` not looked up yet: (line, class)."""
+        found: list[tuple[int, bytes]] = []
+        seen = 0
+        for chunk in reversed(window.chunks):
+            if chunk.first >= first:
+                continue
+            starts = chunk.positions(_RUNNING)
+            if not starts:
+                continue
+            ref_line = min(first, chunk.last + 1)
+            ref_off = chunk.offset(ref_line) if ref_line <= chunk.last else len(chunk.data)
+            i = bisect.bisect_left(starts, ref_off)
+            if (chunk.first, i) == self._last_probe:
+                return found  # the same `Running` lines as for the previous hit: looked up already
+            self._last_probe = (chunk.first, i)
+            while i > 0 and seen < _LOOK_BACK:
+                i -= 1
+                pos = starts[i]
+                if ref_off - pos > _BACK_BYTES:
+                    return found
+                a, b = _line_bounds(chunk.data, pos)
+                key = (chunk.first, a)
+                if key in self._looked:
+                    seen += 1
+                    continue
+                m = _CLASS_START.match(clean_text(chunk.data[a:b]))
+                if m is None:
+                    continue
+                seen += 1
+                if len(self._looked) >= _MAX_SPANS:
+                    self._looked.clear()  # hits move forward: old keys are not asked for again
+                self._looked.add(key)
+                found.append((chunk.line_at(a, ref_off, ref_line), m.group("cls").encode()))
+            if seen >= _LOOK_BACK:
+                break
+        return found
+
+    @staticmethod
+    def _summary_of(cls_name: bytes, start: int, chunks: list[Chunk], budget: int
+                    ) -> tuple[tuple[int, bool] | None, int]:
+        """The summary line of the class that started at line `start`: its number and whether the class passed,
+        looked for among the next `budget` summaries of any class (a class's own is the first, or one of the
+        first few when forks interleave); and what is left of the budget."""
+        name = cls_name.decode()
+        for chunk in chunks:
+            if chunk.last <= start:
+                continue
+            data = chunk.data
+            summaries = chunk.positions(_TESTS_RUN)
+            ref_line = max(start + 1, chunk.first)
+            ref_off = chunk.offset(ref_line)
+            for pos in summaries[bisect.bisect_left(summaries, ref_off):]:
+                if budget <= 0:
+                    return None, 0
+                budget -= 1
+                a, b = _line_bounds(data, pos)
+                if data.find(cls_name, a, b) == -1:
+                    continue
+                text = clean_text(data[a:b])
+                m = _CLASS_SUMMARY.match(text)
+                if m is not None and m.group("cls") == name:
+                    return (chunk.line_at(a, ref_off, ref_line), _CLASS_PASSED.match(text) is not None), budget
+        return None, budget

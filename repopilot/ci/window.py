@@ -1,0 +1,183 @@
+"""The scanner's view of the log near a flagged line: the last few chunks of cleaned bytes, and their lines as text
+on demand. Nothing is split or decoded ahead of need: a chunk knows the offsets of its flagged lines (found while
+counting newlines once), and a line further away is reached by walking from the nearest known one."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+
+from .lines import clean_text
+
+__all__ = ["Chunk", "LineGetter", "Window"]
+
+LineGetter = Callable[[int], "str | None"]
+_WINDOW = 3  # chunks kept: the one being handled, the one before (blocks growing up) and the one after
+_AVG_LINE = 160  # bytes per line assumed when a run of lines is read at once; shorter reads fall back
+
+
+class Chunk:
+    """A chunk of cleaned bytes whose first line has number `first`."""
+
+    def __init__(self, data: bytes, first: int, newlines: int) -> None:
+        self.data = data
+        self.first = first
+        self.count = newlines + (0 if data.endswith(b"\n") or not data else 1)
+        self.last = first + self.count - 1
+        self._anchors: list[int] = [first]  # line numbers with known start offsets, sorted
+        self._offsets: dict[int, int] = {first: 0}
+        self._cache: dict[int, str] = {}
+        self._found: dict[bytes, list[int]] = {}
+
+    def positions(self, needle: bytes) -> list[int]:
+        """The offsets of `needle` in the chunk, in order (searched once per chunk and needle)."""
+        found = self._found.get(needle)
+        if found is None:
+            found = self._found[needle] = []
+            data = self.data
+            pos = data.find(needle)
+            while pos != -1:
+                found.append(pos)
+                pos = data.find(needle, pos + 1)
+        return found
+
+    def anchor(self, n: int, offset: int) -> None:
+        if n not in self._offsets:
+            self._offsets[n] = offset
+            bisect.insort(self._anchors, n)
+
+    def offset(self, n: int) -> int:
+        """The byte offset where line `n` starts."""
+        known = self._offsets.get(n)
+        if known is not None:
+            return known
+        i = bisect.bisect_right(self._anchors, n)
+        below = self._anchors[i - 1]
+        data = self.data
+        if i < len(self._anchors) and self._anchors[i] - n < n - below:
+            # Closer to the next known line: walk back (context lines just above a flagged line).
+            k = self._anchors[i]
+            off = self._offsets[k]
+            while k > n:
+                off = data.rfind(b"\n", 0, off - 1) + 1
+                k -= 1
+        else:
+            k = below
+            off = self._offsets[k]
+            while k < n:
+                off = data.index(b"\n", off) + 1
+                k += 1
+        if abs(k - below) > 16:
+            self.anchor(n, off)
+        return off
+
+    def line_at(self, offset: int, n_offset: int, n: int) -> int:
+        """The number of the line holding byte `offset`, counted from line `n` which starts at `n_offset`."""
+        if offset >= n_offset:
+            return n + self.data.count(b"\n", n_offset, offset)
+        return n - self.data.count(b"\n", offset, n_offset)
+
+    def anchor_tail(self, k: int) -> None:
+        """Anchors for the last `k` lines, found backwards from the end (the tail is read at EOF)."""
+        data = self.data
+        end = len(data) - 1 if data.endswith(b"\n") else len(data)
+        n = self.last
+        while n >= max(self.first, self.last - k + 1):
+            start = data.rfind(b"\n", 0, end) + 1
+            self.anchor(n, start)
+            end = start - 1
+            n -= 1
+            if start == 0:
+                break
+
+    def raw(self, n: int) -> bytes:
+        start = self.offset(n)
+        end = self.data.find(b"\n", start)
+        return self.data[start:] if end == -1 else self.data[start:end]
+
+    def clean(self, n: int) -> str:
+        text = self._cache.get(n)
+        if text is None:
+            text = clean_text(self.raw(n))
+            if len(self._cache) < 50000:
+                self._cache[n] = text
+        return text
+
+    def around(self, n: int, size: int) -> tuple[bytes, int]:
+        """The whole lines within `size` bytes on either side of line `n`'s start (one slice), and where line
+        `n` starts in them."""
+        data = self.data
+        off = self.offset(n)
+        lo = data.rfind(b"\n", 0, max(0, off - size)) + 1 if off > size else 0
+        hi = data.find(b"\n", off + size)
+        hi = len(data) if hi == -1 else hi + 1
+        return data[lo:hi], off - lo
+
+    def run(self, n: int, before: int, after: int) -> tuple[int, list[bytes]]:
+        """Raw lines around `n` read with two slices and two splits instead of a walk per line: the number of
+        the first one and the lines (fewer when lines are long or the chunk ends; callers fall back)."""
+        data = self.data
+        off = self.offset(n)
+        back: list[bytes] = []
+        if before and off:
+            lo = max(0, off - before * _AVG_LINE)
+            back = data[lo:off].split(b"\n")[1 if lo else 0:-1]  # a partial first piece; the empty last one
+            back = back[-before:]
+        hi = off + (after + 1) * _AVG_LINE
+        fwd = data[off:hi].split(b"\n", after + 1)
+        if len(fwd) > after + 1 or hi < len(data) or data.endswith(b"\n"):
+            fwd.pop()  # what follows the lines asked for, a partial line, or the empty piece after the last `\n`
+        if not fwd:
+            return n, []
+        return n - len(back), back + fwd
+
+
+class Window:
+    """The last few chunks; reads any line they hold."""
+
+    def __init__(self) -> None:
+        self.chunks: list[Chunk] = []
+
+    def full(self) -> bool:
+        """Whether the next push drops the oldest chunk."""
+        return len(self.chunks) >= _WINDOW
+
+    def push(self, chunk: Chunk) -> None:
+        self.chunks.append(chunk)
+        if len(self.chunks) > _WINDOW:
+            self.chunks.pop(0)
+
+    def chunk_of(self, n: int) -> Chunk | None:
+        for c in self.chunks:
+            if c.first <= n <= c.last:
+                return c
+        return None
+
+    def get(self, n: int) -> str | None:
+        c = self.chunk_of(n)
+        return None if c is None else c.clean(n)
+
+    def near(self, n: int, before: int, after: int) -> LineGetter:
+        """A getter that reads lines `n-before .. n+after` from one run read on first use (each cleaned on first
+        use) and any other line of the window the usual way: what growing a block around a flagged line reads."""
+        run: list[bytes] | None = None
+        cleaned: list[str | None] = []
+        start = end = n
+        get = self.get
+
+        def near_get(k: int) -> str | None:
+            nonlocal run, start, end, cleaned
+            if run is None:
+                chunk = self.chunk_of(n)
+                start, run = chunk.run(n, before, after) if chunk is not None else (n, [])
+                end = start + len(run)
+                cleaned = [None] * len(run)
+            if start <= k < end:
+                i = k - start
+                text = cleaned[i]
+                if text is None:
+                    text = cleaned[i] = clean_text(run[i])
+                return text
+            return get(k)
+
+        return near_get

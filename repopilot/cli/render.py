@@ -1,0 +1,89 @@
+"""The one table of diagnosis output formats: `{format: render(reports) -> str}`. JSON, Markdown and GitHub
+annotations are the domain's pure renderers; `text` is the terminal view, in rich markup rendered by the
+console that prints it (colour only on a terminal)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from functools import partial
+
+from rich.console import Console
+from rich.markup import escape
+
+from ..ci import RENDERERS, DiagnosisReport
+from ..ci.render import Renderer
+from .console import out
+
+__all__ = ["FORMATS", "Format", "render_text", "renderer"]
+
+_SHOW_LINES = 12
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    github = "github"
+
+
+def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
+    cat = report.category
+    colour = "green" if cat == "unknown" else "red"
+    head = f"[bold]{escape(report.name())}[/bold]: [{colour} bold]{cat}[/{colour} bold] (decided by {report.decided_by}"
+    failures = report.causal_failures()
+    if failures and report.decided_by == "rules":
+        head += f", rule {escape(failures[0].rule)}, confidence {failures[0].confidence:.2f}"
+    lines = [head + ")"]
+    step = report.failing_step
+    if step is not None and step.name:
+        lines.append(f"  failing step: {escape(step.name[:100])} (line {step.line}, exit {step.exit_code})")
+    if report.summary:
+        lines.append(f"  model: {escape(report.summary)}")
+    if not report.failures and not report.error_lines:
+        lines.append("  no known error pattern matched; the excerpt below is the best guess")
+    shown_failures = failures if verbose else failures[:5]
+    hinted: set[str] = set()
+    for f in shown_failures:
+        where = f.where()
+        title = f"  [bold]{escape(f.rule)}[/bold] ({f.category})"
+        if where:
+            title += f" [cyan]{escape(where)}[/cyan]"
+        if f.test:
+            title += f" test {escape(f.test)}"
+        lines += [title, f"    {escape(f.message[:200])}"]
+        shown = f.lines if verbose else f.lines[:_SHOW_LINES]
+        lines += [f"    [dim]{item.line:>7} │[/dim] {escape(item.text[:200])}" for item in shown]
+        if len(f.lines) > len(shown):
+            lines.append(f"    [dim]        … {len(f.lines) - len(shown)} more lines[/dim]")
+        if f.repeats > 1:
+            lines.append(f"    [dim](seen {f.repeats} times)[/dim]")
+        if f.hint and f.rule not in hinted:
+            hinted.add(f.rule)
+            lines.append(f"    [yellow]hint:[/yellow] {escape(f.hint)}")
+    if len(failures) > len(shown_failures):
+        lines.append(f"  … {len(failures) - len(shown_failures)} more failures (--format json for all)")
+    if not failures:
+        lines.append("[dim]excerpt:[/dim]")
+        lines += [f"  {escape(line)}" for line in report.excerpt.text.splitlines()[1:40]]
+    if report.hint and report.decided_by == "llm":
+        lines.append(f"  [yellow]hint:[/yellow] {escape(report.hint)}")
+    if report.error_lines:
+        lines.append(f"  [dim]{len(report.error_lines)} causal lines; excerpt {report.excerpt.tokens} tokens[/dim]")
+    return lines
+
+
+def render_text(reports: Sequence[DiagnosisReport], *, verbose: bool = False, console: Console = out) -> str:
+    """The terminal view of the reports, with colour when `console` is a terminal."""
+    with console.capture() as captured:
+        for report in reports:
+            for line in _text_markup(report, verbose=verbose):
+                console.print(line)
+    return captured.get()
+
+
+FORMATS: dict[Format, Renderer] = {Format.text: render_text, **{Format(k): v for k, v in RENDERERS.items()}}
+
+
+def renderer(fmt: Format, *, verbose: bool = False) -> Renderer:
+    return partial(render_text, verbose=True) if fmt is Format.text and verbose else FORMATS[fmt]
