@@ -8,6 +8,7 @@ from .budgets import Budgets, BudgetTracker
 from .errors import (
     ApprovalError,
     ConfigError,
+    DeadlineExceeded,
     GitHubAPIError,
     InputError,
     ProviderError,
@@ -55,6 +56,7 @@ __all__ = [
     "BudgetTracker",
     "Budgets",
     "ConfigError",
+    "DeadlineExceeded",
     "Decision",
     "EndRun",
     "GitHubAPIError",
