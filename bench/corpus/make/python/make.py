@@ -756,12 +756,12 @@ def main(argv: list[str]) -> int:
         shape = shape_of(n + 1)
         try:
             steps, tool, category, made = fn(cname, shape)
+            write_case("python", cname, steps, shape, tool=tool, category=category, seed=n,
+                       made_by=f"{made} on a small generated project (make/python/make.py:{fn.__name__}), run here; "
+                               f"shape by make/shapes.py", job="test" if category == "test" else "lint")
         except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:2000])
+            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
             continue
-        write_case("python", cname, steps, shape, tool=tool, category=category, seed=n,
-                   made_by=f"{made} on a small generated project (make/python/make.py:{fn.__name__}), run here; "
-                           f"shape by make/shapes.py", job="test" if category == "test" else "lint")
         print("wrote", cname, shape, tool, category)
     return 0
 

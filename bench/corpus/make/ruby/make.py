@@ -395,13 +395,13 @@ def main(argv: list[str]) -> int:
         shape = shape_of(n + 4)
         try:
             steps, tool, category, made = fn(cname, shape)
+            write_case("ruby", cname, steps, shape, tool=tool, category=category, seed=300 + n,
+                       made_by=f"{made} (Debian packages) on a small generated project (make/ruby/make.py:"
+                               f"{fn.__name__}), run here; shape by make/shapes.py", job="test" if category == "test"
+                       else "ci")
         except Exception as exc:  # one broken case must not stop the others; it is reported and retried
             print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
             continue
-        write_case("ruby", cname, steps, shape, tool=tool, category=category, seed=300 + n,
-                   made_by=f"{made} (Debian packages) on a small generated project (make/ruby/make.py:"
-                           f"{fn.__name__}), run here; shape by make/shapes.py", job="test" if category == "test"
-                   else "ci")
         print("wrote", cname, shape, tool, category)
     return 0
 

@@ -350,12 +350,12 @@ def main(argv: list[str]) -> int:
         shape = shape_of(n + 2)
         try:
             steps, tool, category, made = fn(cname, shape)
+            write_case("shell", cname, steps, shape, tool=tool, category=category, seed=200 + n,
+                       made_by=f"{made} on a small generated project (make/shell/make.py:{fn.__name__}), run here; "
+                               "shape by make/shapes.py", job="ci")
         except Exception as exc:  # one broken case must not stop the others; it is reported and retried
             print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
             continue
-        write_case("shell", cname, steps, shape, tool=tool, category=category, seed=200 + n,
-                   made_by=f"{made} on a small generated project (make/shell/make.py:{fn.__name__}), run here; "
-                           "shape by make/shapes.py", job="ci")
         print("wrote", cname, shape, tool, category)
     return 0
 
