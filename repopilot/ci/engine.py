@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import InputError, Model, TraceRecorder, redact
 from .baseline import seen_in_baseline
@@ -23,6 +22,9 @@ from .runurl import run_id_of
 from .scanner import Scanner
 from .sources import LogInput, open_sources
 from .verdict import decide_category
+
+if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
+    from .github_api import GitHubAccess
 
 __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_report"]
 
@@ -39,15 +41,10 @@ class Result:
 
 
 @lru_cache(maxsize=4)
-def _scanner(engine: str | None, extra: str) -> Scanner:
-    dirs = [Path(p) for p in extra.split(os.pathsep) if p]
-    return Scanner(load_catalog(dirs), engine=engine)
-
-
-def default_scanner(engine: str | None = None) -> Scanner:
-    """The bundled catalog (plus the rule folders named in REPOPILOT_RULES, separated like PATH), compiled once
-    per process."""
-    return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""))
+def default_scanner(engine: str | None = None, rules: tuple[Path, ...] = (), cache_dir: Path | None = None) -> Scanner:
+    """The bundled catalog plus the user's rule folders `rules`, compiled once per process (and kept in
+    `cache_dir` between processes)."""
+    return Scanner(load_catalog(list(rules)), engine=engine, cache_dir=cache_dir)
 
 
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
@@ -108,17 +105,18 @@ def _catalog(sc: Scanner) -> Catalog:
 
 
 def diagnose_source(source: str, *, baseline: str | None = None, model: Model | None = None,
-                    recorder: TraceRecorder | None = None,
-                    token_budget: int = DEFAULT_TOKEN_BUDGET) -> list[DiagnosisReport]:
+                    recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
+                    scanner: Scanner | None = None, github: GitHubAccess | None = None) -> list[DiagnosisReport]:
     """One report per job log that SOURCE names (see README "diagnose" for the fields)."""
-    inputs = open_sources(source)
+    inputs = open_sources(source, github)
     base: LogInput | None = None
     if baseline is not None:
-        bases = open_sources(baseline)
+        bases = open_sources(baseline, github)
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log, {baseline} holds {len(bases)}")
         base = bases[0]
-    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget).report()
+    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget,
+                           scanner=scanner).report()
             for i in inputs]
 
 

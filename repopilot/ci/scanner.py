@@ -155,12 +155,6 @@ class _ReEngine(_Engine):
         return out
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("REPOPILOT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    path = Path(base).expanduser()
-    return path if os.environ.get("REPOPILOT_CACHE_DIR") else path / "repopilot"
-
-
 def _load_database(hyperscan: Any, path: Path) -> Any:
     """The cached database, or None when there is none or it cannot be used (hyperscan checks the format and
     the platform; anything it refuses is compiled again)."""
@@ -186,7 +180,7 @@ def _store_database(hyperscan: Any, db: Any, path: Path) -> None:
 class _HyperscanEngine(_Engine):
     name = "hyperscan"
 
-    def __init__(self, patterns: list[tuple[bytes, bool]]) -> None:
+    def __init__(self, patterns: list[tuple[bytes, bool]], cache_dir: Path | None) -> None:
         import hyperscan
 
         self._hs = hyperscan
@@ -195,8 +189,8 @@ class _HyperscanEngine(_Engine):
         # database is kept in the user's cache, keyed by everything that goes into it.
         version = getattr(hyperscan, "__version__", "")
         key = hashlib.sha256(repr((version, platform.machine(), patterns, flags)).encode())
-        cached = _cache_dir() / f"hyperscan-{key.hexdigest()[:32]}.db"
-        db = _load_database(hyperscan, cached)
+        cached = None if cache_dir is None else cache_dir / f"hyperscan-{key.hexdigest()[:32]}.db"
+        db = None if cached is None else _load_database(hyperscan, cached)
         if db is None:
             db = hyperscan.Database()
             try:
@@ -205,7 +199,8 @@ class _HyperscanEngine(_Engine):
             except hyperscan.error as exc:
                 raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
                                   "Triggers)") from None
-            _store_database(hyperscan, db, cached)
+            if cached is not None:
+                _store_database(hyperscan, db, cached)
         self._db = db
         self._scratch = hyperscan.Scratch(self._db)
 
@@ -278,7 +273,9 @@ def _last_commands(window: Window) -> list[Marker]:
 class Scanner:
     """Compiled once per catalog; `scan()` may be called for many logs."""
 
-    def __init__(self, catalog: Catalog, *, engine: str | None = None, chunk_size: int = CHUNK_SIZE) -> None:
+    def __init__(self, catalog: Catalog, *, engine: str | None = None, chunk_size: int = CHUNK_SIZE,
+                 cache_dir: Path | None = None) -> None:
+        """`cache_dir`: where the compiled hyperscan database is kept between processes (None: not kept)."""
         self.catalog = catalog
         self.chunk_size = chunk_size
         # Pattern id -> ("rule", rule index) or ("struct", name).
@@ -292,11 +289,11 @@ class Scanner:
             patterns.append((pat.encode("utf-8"), False))
             self._targets.append(("struct", name))
         use_hs = engine == "hyperscan" or (engine is None and hyperscan_available())
-        self.engine: _Engine = _HyperscanEngine(patterns) if use_hs else _ReEngine(patterns)
+        self.engine: _Engine = _HyperscanEngine(patterns, cache_dir) if use_hs else _ReEngine(patterns)
         # The keyword fallback only matters near where the job failed: it is scanned at the end, over the
         # chunks still in memory, not over the whole log.
         kw = [(KEYWORDS.encode(), True)]
-        self._keywords: _Engine = _HyperscanEngine(kw) if use_hs else _ReEngine(kw)
+        self._keywords: _Engine = _HyperscanEngine(kw, cache_dir) if use_hs else _ReEngine(kw)
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
         res = ScanResult(engine=self.engine.name)

@@ -4,7 +4,7 @@ Standard library and pydantic only: importing this package must not import an HT
 """
 
 from .approval import ApprovalRequired, Decision, EndRun, Proposal, decision_message, diff_sha256
-from .budgets import Budgets, BudgetTracker
+from .budgets import DEFAULT_MAX_STEPS, Budgets, BudgetTracker
 from .errors import (
     ApprovalError,
     ConfigError,
@@ -43,9 +43,11 @@ from .trace import (
     new_run_id,
     runs_dir,
     trace_path,
+    use_runs_dir,
 )
 
 __all__ = [
+    "DEFAULT_MAX_STEPS",
     "REDACTED",
     "Agent",
     "ApprovalError",
@@ -97,4 +99,5 @@ __all__ = [
     "runs_dir",
     "tool",
     "trace_path",
+    "use_runs_dir",
 ]
