@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, grep, project, shape_of, version  # noqa: E402
+from kit import Step, cleanup, env, first3, grep, project, shape_of, version  # noqa: E402
 from record import find, run, write_case  # noqa: E402
 
 Made = tuple[list[Step], str, str, str]
@@ -209,6 +209,19 @@ def lua_smoke_runtime_error(name: str, shape: str) -> Made:
                                                                   "  self.first = self.first + 1\n  return nil")},
                     "lua5.4 scripts/smoke.lua", "lua5.4", "test",
                     lambda o: grep(o, r"^lua5\.4: ", r"^\s+scripts/smoke\.lua:\d+: in main chunk"))
+
+
+
+@case
+def busted_before_each_error(name: str, shape: str) -> Made:
+    spec = SPEC.replace('describe("Queue", function()', '''describe("Queue", function()
+  local fixture
+  before_each(function()
+    fixture = dofile("spec/fixtures/items.lua")
+  end)
+''')
+    return lua_case(name, shape, {"spec/queue_spec.lua": spec}, "busted -o plainTerminal spec", "busted", "test",
+                    lambda o: first3(o, busted_plain(o)), ctx=r"^\d+ success")
 
 
 def main(argv: list[str]) -> int:

@@ -194,6 +194,46 @@ def perlcritic_violations(name: str, shape: str) -> Made:
                    "lint", lambda o: grep(o, r"^\[\S+\] ", limit=20), pre=["prove -l t"])
 
 
+
+@case
+def make_test_makemaker(name: str, shape: str) -> Made:
+    return pl_case(name, shape, {"lib/Shop/Cart.pm": CART.replace("'%.2f'", "'%.1f'").replace(
+        "package Shop::Cart;\n", "package Shop::Cart;\n\nour $VERSION = '0.04';\n")},
+                   "perl Makefile.PL && make && make test", "make test", "test", prove_causal,
+                   ctx=r"^Result: FAIL|^Files=")
+
+
+
+@case
+def podchecker_errors(name: str, shape: str) -> Made:
+    pod = CART.replace("1;\n", """1;
+
+__END__
+
+=head1 NAME
+
+Shop::Cart - a shopping cart
+
+=head1 METHODS
+
+=over 4
+
+=item add($name, $price, $qty)
+
+Adds an item.
+
+=item total
+
+Returns the total, formatted with two decimals. See L<Shop::Money/format.
+
+=head1 AUTHOR
+
+The shop team.
+""")
+    return pl_case(name, shape, {"lib/Shop/Cart.pm": pod}, "podchecker lib/Shop/Cart.pm", "podchecker", "lint",
+                   lambda o: grep(o, r"^\*\*\* ERROR: ", r"has \d+ pod syntax error", limit=5), pre=["prove -l t"])
+
+
 def main(argv: list[str]) -> int:
     names = argv or list(CASES)
     for n, (cname, fn) in enumerate(CASES.items()):

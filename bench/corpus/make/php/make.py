@@ -315,6 +315,14 @@ def composer_validate_strict(name: str, shape: str) -> Made:
                     install=False)
 
 
+
+@case
+def phpunit_invalid_data_provider(name: str, shape: str) -> Made:
+    test = TEST.replace("/** @dataProvider currencies */", "/** @dataProvider currencyTable */")
+    return php_case(name, shape, {"tests/CartTest.php": test}, "phpunit", "phpunit", "test",
+                    phpunit_causal, ctx=r"^Tests: \d+")
+
+
 def main(argv: list[str]) -> int:
     names = argv or list(CASES)
     for n, (cname, fn) in enumerate(CASES.items()):

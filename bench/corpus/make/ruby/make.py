@@ -189,7 +189,7 @@ def bundle(root: Path) -> Step:
 
 def rb_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool: str, category: str,
             causal: Callable[[list[str]], list[int]], pre: list[str] = (), ctx: str | None = None,
-            made: str = "", install: bool = True) -> Made:
+            made: str = "", install: bool = True, post: list[str] = ()) -> Made:
     root = project(name, shape, files(over))
     o0, _ = run("ruby --version", cwd=root, env=env())
     steps = [Step("Set up Ruby", "ruby --version", o0)]
@@ -203,6 +203,9 @@ def rb_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool: 
     assert code != 0, out
     plain = [re.sub(r"\x1b\[[0-9;]*m", "", t) for t in out]
     steps.append(Step(tool.title(), cmd, out, code, causal=causal(plain), context=find(plain, ctx) if ctx else []))
+    for p in post:  # runs after the failure too, like an `if: always()` step
+        o, _ = run(p, cwd=root, env=env())
+        steps.append(Step(p.split()[0].title(), p, o, always=True))
     cleanup(root)
     return steps, tool, category, (made or version(f"{tool} --version")) + f", {o0[0].split(' (')[0]}"
 
@@ -385,6 +388,55 @@ def bundler_frozen_lockfile(name: str, shape: str) -> Made:
                    lambda o: (lambda i: [i, i + 1, i + 2])(grep(o, r"install in (frozen|deployment) mode")[0]) +
                    grep(o, r"You have added to the Gemfile", r"^\* simplecov"), install=False,
                    made=version("bundle --version"))
+
+
+
+# --- added in the second round (after the frame learnt `always` steps) --------------------------------------
+
+@case
+def rspec_aggregate_failures(name: str, shape: str) -> Made:
+    spec = SPEC.replace('''    it "sums all stock" do
+      expect(inv.total).to eq(7)
+    end''', '''    it "sums all stock and reports it", :aggregate_failures do
+      expect(inv.total).to eq(7)
+      expect(inv.report).to include("apple")
+      expect(inv.report.lines.size).to eq(2)
+    end''')
+    lib = INVENTORY.replace("@stock.values.sum", "@stock.values.sum + 1").replace(
+        '.join("\\n")', '.join("; ")')
+    return rb_case(name, shape, {"spec/inventory_spec.rb": spec, "lib/inventory.rb": lib},
+                   "bundle exec rspec --format progress --no-color", "rspec", "test", rspec_causal,
+                   ctx=r"^\d+ examples?, \d+ failure", post=["ls -la spec"])
+
+
+@case
+def rspec_pending_now_passes(name: str, shape: str) -> Made:
+    spec = SPEC.replace('''    it "refuses to oversell" do''', '''    it "rounds availability down" do
+      pending "fractional stock is not supported yet"
+      inv.add("apple", 2)
+      expect(inv.available("apple")).to eq(7)
+    end
+
+    it "refuses to oversell" do''')
+    return rb_case(name, shape, {"spec/inventory_spec.rb": spec}, "bundle exec rspec", "rspec", "test",
+                   rspec_causal, ctx=r"^\d+ examples?, \d+ failure")
+
+
+@case
+def rake_task_error(name: str, shape: str) -> Made:
+    rakefile = RAKEFILE + '''
+desc "Build the release notes from the changelog"
+task :notes do
+  version = File.read("VERSION").strip
+  notes = File.read("CHANGELOG.md").split(/^## /).find { |s| s.start_with?(version) }
+  File.write("dist/NOTES.md", notes.lines.drop(1).join)
+  puts "wrote notes for #{version}"
+end
+'''
+    files_over = {"Rakefile": rakefile, "VERSION": "1.5.0\n", "CHANGELOG.md": "# Changelog\n\n## 1.4.0\n\n- reserve\n"}
+    return rb_case(name, shape, files_over, "bundle exec rake notes", "rake", "build",
+                   lambda o: grep(o, r"^rake aborted!", r"NoMethodError|undefined method", r"/Rakefile:\d+:in",
+                                  limit=1), pre=["bundle exec rake test"], made=version("rake --version"))
 
 
 def main(argv: list[str]) -> int:
