@@ -219,8 +219,8 @@ def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
 
 
 def rspec_causal(o: list[str]) -> list[int]:
-    """Each numbered failure's title, its Failure/Error line, the expected/got or error lines under it, the
-    project's `# ./` frames, and the `rspec ./spec/...` re-run lines."""
+    """Each numbered failure's title, its Failure/Error line, the expected/got or error lines under it, and the
+    project's `# ./` frames; the closing `rspec ./spec/...` re-run list is context (the guideline's closing list)."""
     idx: list[int] = []
     start = grep(o, r"^Failures:")[0]
     block = False
@@ -237,8 +237,6 @@ def rspec_causal(o: list[str]) -> list[int]:
                     idx.append(i)
             else:
                 idx.append(i)
-        elif t.startswith("rspec ./spec/"):
-            idx.append(i)
     return sorted(set(idx))
 
 
@@ -246,14 +244,14 @@ def rspec_causal(o: list[str]) -> list[int]:
 def rspec_expectation(name: str, shape: str) -> Made:
     return rb_case(name, shape, {"lib/inventory.rb": INVENTORY.replace('@stock.fetch(sku, 0) + qty',
                                                                        '@stock.fetch(sku, 0) + qty - 1')},
-                   "bundle exec rspec", "rspec", "test", rspec_causal, ctx=r"^\d+ examples?, \d+ failure")
+                   "bundle exec rspec", "rspec", "test", rspec_causal, ctx=r"^\d+ examples?, \d+ failure|^rspec \./spec/")
 
 
 @case
 def rspec_nomethoderror(name: str, shape: str) -> Made:
     return rb_case(name, shape, {"lib/inventory.rb": INVENTORY.replace("@stock.keys.sort.map", "@stock.keys.sort.mapp")},
                    "bundle exec rspec --format documentation", "rspec", "test", rspec_causal,
-                   ctx=r"^\d+ examples?, \d+ failure")
+                   ctx=r"^\d+ examples?, \d+ failure|^rspec \./spec/")
 
 
 @case
@@ -262,7 +260,7 @@ def rspec_raise_error_mismatch(name: str, shape: str) -> Made:
         'raise OutOfStock, "#{sku}: only #{available(sku)} left"', 'raise ArgumentError, "#{sku}: sold out"')
         .replace("@stock.values.sum", "@stock.values.sum - @reserved.values.sum")},
         "bundle exec rspec --format progress", "rspec", "test", rspec_causal, pre=["ruby -wc lib/inventory.rb"],
-        ctx=r"^\d+ examples?, \d+ failure")
+        ctx=r"^\d+ examples?, \d+ failure|^rspec \./spec/")
 
 
 @case
@@ -273,7 +271,7 @@ def rspec_load_error(name: str, shape: str) -> Made:
         return grep(o, r"An error occurred while loading", r"^Failure/Error: ", r"^LoadError:", r"cannot load such file",
                     r"^# \./spec/")
     return rb_case(name, shape, {"spec/inventory_spec.rb": spec}, "bundle exec rspec", "rspec", "test", causal,
-                   ctx=r"^\d+ examples?, \d+ failure")
+                   ctx=r"^\d+ examples?, \d+ failure|^rspec \./spec/")
 
 
 def minitest_causal(o: list[str]) -> list[int]:
@@ -406,7 +404,7 @@ def rspec_aggregate_failures(name: str, shape: str) -> Made:
         '.join("\\n")', '.join("; ")')
     return rb_case(name, shape, {"spec/inventory_spec.rb": spec, "lib/inventory.rb": lib},
                    "bundle exec rspec --format progress --no-color", "rspec", "test", rspec_causal,
-                   ctx=r"^\d+ examples?, \d+ failure", post=["ls -la spec"])
+                   ctx=r"^\d+ examples?, \d+ failure|^rspec \./spec/", post=["ls -la spec"])
 
 
 @case
@@ -419,7 +417,7 @@ def rspec_pending_now_passes(name: str, shape: str) -> Made:
 
     it "refuses to oversell" do''')
     return rb_case(name, shape, {"spec/inventory_spec.rb": spec}, "bundle exec rspec", "rspec", "test",
-                   rspec_causal, ctx=r"^\d+ examples?, \d+ failure")
+                   rspec_causal, ctx=r"^\d+ examples?, \d+ failure|^rspec \./spec/")
 
 
 @case
