@@ -12,9 +12,9 @@ from typing import Any
 
 from ..core import InputError, Model, TraceRecorder, redact
 from .baseline import seen_in_baseline
+from .cache import cache_dir
 from .catalog import Catalog, load_catalog
 from .diagnosis import Diagnosis, build_diagnosis
-from .escalate import escalate
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
 from .report import DiagnosisReport
 from .runurl import run_id_of
@@ -35,16 +35,24 @@ class Result:
         return DiagnosisReport.model_validate(redact(to_report(self).contract()))
 
 
+# On a fresh machine (nothing in the cache yet) a log below this size is scanned with `re`: it scans 1 MB in about
+# the time hyperscan takes to compile the catalog. From the next run on, hyperscan's database is compiled once
+# and cached.
+_COMPILE_FROM = 1024 * 1024
+
+
 @lru_cache(maxsize=4)
-def _scanner(engine: str | None, extra: str) -> Scanner:
+def _scanner(engine: str | None, extra: str, compile_hyperscan: bool) -> Scanner:
     dirs = [Path(p) for p in extra.split(os.pathsep) if p]
-    return Scanner(load_catalog(dirs), engine=engine)
+    return Scanner(load_catalog(dirs), engine=engine, compile_hyperscan=compile_hyperscan)
 
 
-def default_scanner(engine: str | None = None) -> Scanner:
+def default_scanner(engine: str | None = None, *, size: int | None = None) -> Scanner:
     """The bundled catalog (plus the rule folders named in REPOPILOT_RULES, separated like PATH), compiled once
-    per process."""
-    return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""))
+    per process; for a log of `size` bytes (None: unknown, maybe big)."""
+    small = size is not None and size < _COMPILE_FROM
+    fresh = small and not any(cache_dir().glob("catalog-*"))
+    return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""), not fresh)
 
 
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
@@ -52,7 +60,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
                    scanner: Scanner | None = None, progress: Callable[[int], None] | None = None) -> Result:
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
-    sc = scanner or default_scanner()
+    sc = scanner or default_scanner(size=log.size)
     with log.open() as fh:
         res = sc.scan(fh, progress=progress)
     if res.size == 0:
@@ -78,6 +86,8 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     if not diag.confident and model is not None:
         rec = recorder or TraceRecorder.start("diagnose", f"diagnose {log.name}", model=model.model,
                                               provider=getattr(model, "provider", None))
+        from .escalate import escalate  # its prompt and schema: only when a model is asked
+
         outcome = escalate(diag, excerpt, model, rec)
     elif not diag.confident:
         diag.decisions.append({"decision": "not escalated", "why": (diag.escalation_reason or "") +

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import errno
 import sys
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.syntax import Syntax
+
+if TYPE_CHECKING:
+    from rich.syntax import Syntax
 
 __all__ = ["diff_view", "err", "out", "stderr_is_terminal", "stdout_is_terminal"]
 
@@ -26,6 +29,8 @@ err = _Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 
 def diff_view(diff: str) -> Syntax:
     """A unified diff coloured for the terminal (plain text when piped), the same in every command."""
+    from rich.syntax import Syntax  # pygments: only commands that show a diff pay for it
+
     return Syntax(diff, "diff", theme="ansi_dark", background_color="default")
 
 

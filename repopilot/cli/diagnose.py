@@ -9,12 +9,10 @@ from contextlib import contextmanager
 from importlib import resources
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
 from ..ci import DiagnosisReport, LogInput, diagnose_input, open_sources
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
 from ..core import InputError, Model, TraceRecorder
-from ..providers import resolve_model
 from .console import err, stderr_is_terminal
 from .render import Format, renderer
 from .session import reporting
@@ -34,6 +32,8 @@ def _example() -> LogInput:
 def _model(no_llm: bool) -> Model | None:
     if no_llm or not os.environ.get("REPOPILOT_MODEL"):
         return None
+    from ..providers import resolve_model  # the HTTP client and the adapters: only when a model is configured
+
     return resolve_model()
 
 
@@ -42,6 +42,8 @@ def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
     if not stderr_is_terminal() or (log.size or 0) < _PROGRESS_BYTES:
         yield None
         return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
     with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                   TransferSpeedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"scanning {log.name}", total=log.size)

@@ -3,6 +3,7 @@ here and nowhere else."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import traceback
@@ -13,7 +14,6 @@ import typer
 
 from .. import __version__
 from ..core import RepoPilotError, RunError, UserError
-from . import ask, diagnose, fix, github, models, runs
 from .console import err
 
 __all__ = ["EXIT", "app", "exit_code_for", "main", "run"]
@@ -28,13 +28,11 @@ EXIT = {
     "interrupted": 5,
 }
 
-app = typer.Typer(
-    name="repopilot",
-    help="Diagnose failing CI runs and propose fixes a human approves.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+# Command -> the module that registers it. `main` imports only the module of the command it runs (a `diagnose`
+# never imports the providers, the repository tools or the trace viewers); help and unknown commands get all.
+_COMMANDS = {"ask": "ask", "diagnose": "diagnose", "fix": "fix", "approve": "fix", "reject": "fix",
+             "resume": "fix", "github": "github", "models": "models", "runs": "runs", "trace": "runs"}
+app: typer.Typer  # every command; built on first use (see __getattr__)
 
 
 def _version(value: bool) -> None:
@@ -63,7 +61,6 @@ def _silence_stdout() -> None:
         pass
 
 
-@app.callback()
 def _root(
     ctx: typer.Context,
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for unexpected errors."),
@@ -74,8 +71,32 @@ def _root(
         os.environ["REPOPILOT_DEBUG"] = "1"
 
 
-for _module in (ask, diagnose, fix, github, models, runs):
-    _module.register(app)
+def build_app(command: str | None = None) -> typer.Typer:
+    """The `repopilot` app with `command`'s module registered, or every module when it names none."""
+    built = typer.Typer(
+        name="repopilot",
+        help="Diagnose failing CI runs and propose fixes a human approves.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    built.callback()(_root)
+    modules = [_COMMANDS[command]] if command in _COMMANDS else sorted(set(_COMMANDS.values()))
+    for name in modules:
+        importlib.import_module(f"{__package__}.{name}").register(built)
+    return built
+
+
+def _command(argv: list[str]) -> str | None:
+    # The root options are flags, so the first word that is not an option names the command.
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -93,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     _tolerate_undecodable_text()
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
-        app(args=argv, prog_name="repopilot")
+        args = sys.argv[1:] if argv is None else argv
+        build_app(_command(args))(args=args, prog_name="repopilot")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if code == _TYPER_INTERRUPTED:
