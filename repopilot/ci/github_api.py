@@ -1,8 +1,9 @@
 """A small client for the GitHub REST endpoints RepoPilot uses: run jobs, job logs, runs, issue comments.
 
-Retries live here and only here: 5xx, 408 and connection errors back off a few times; rate limits (403/429 with
-`x-ratelimit-remaining: 0`, or `retry-after`) wait as long as GitHub asks, unless that is longer than
-`max_wait`, in which case we stop with a message saying when to try again. The token only ever travels in the
+Retries follow the shared policy (`core.retry`): 5xx, 408 and connection errors back off a few times (jittered);
+rate limits (403/429 with `x-ratelimit-remaining: 0`, or `retry-after`) wait as long as GitHub asks, unless that
+(or all such waits of a call together) is longer than `max_wait`, in which case we stop with a message saying
+when to try again. The token only ever travels in the
 Authorization header of requests to the API host: never to a redirect target (log downloads are redirected to
 short-lived storage URLs that carry their own signature), never into an error message.
 """
@@ -13,13 +14,12 @@ import json
 import os
 import time
 from collections.abc import Callable
-from email.utils import parsedate_to_datetime
 from typing import Any, BinaryIO, TypeVar
 
 import httpx
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from ..core import REDACTED, ConfigError, GitHubAPIError, redact_text
+from ..core.retry import RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
 from .runurl import DEFAULT_API_URL
 
 __all__ = ["DEFAULT_API_URL", "GitHubClient"]
@@ -39,16 +39,6 @@ _sleep: Callable[[float], None] = time.sleep
 
 def _pause(seconds: float) -> None:
     _sleep(seconds)
-
-
-class _Retry(Exception):
-    """A failure worth another attempt; `wait` is what the server asked for, if anything."""
-
-    def __init__(self, reason: str, *, status: int | None = None, wait: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
-        self.wait = wait
 
 
 class GitHubClient:
@@ -73,8 +63,10 @@ class GitHubClient:
         if not self.api_url.startswith(("https://", "http://")):
             raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {self.api_url!r}")
         self.attempts = max(1, attempts)
-        self.backoff = backoff
         self.max_wait = max_wait
+        # The shared policy: rate-limit pauses are honoured up to `max_wait`, one at a time and all together.
+        self.retry = RetryPolicy(max_retries=self.attempts - 1, initial_wait=backoff, max_wait=8.0,
+                                 max_retry_after=max_wait, max_total_wait=max_wait)
         self._http = httpx.Client(timeout=timeout, follow_redirects=False,
                                   headers={"User-Agent": "repopilot", "X-GitHub-Api-Version": _API_VERSION})
 
@@ -181,7 +173,7 @@ class GitHubClient:
         try:
             response = self._http.request(method, url, headers=self._headers(auth=True), **kwargs)
         except httpx.TransportError as exc:
-            raise _Retry(f"connection failed: {type(exc).__name__}") from None
+            raise Retry(f"connection failed: {type(exc).__name__}") from None
         self._check(response, what)
         return response
 
@@ -212,11 +204,11 @@ class GitHubClient:
                             on_progress(written, total)
                     return written
         except httpx.TransportError as exc:
-            raise _Retry(f"connection failed: {type(exc).__name__}") from None
+            raise Retry(f"connection failed: {type(exc).__name__}") from None
         raise GitHubAPIError(f"{what}: more than {_MAX_REDIRECTS} redirects")
 
     def _check(self, response: httpx.Response, what: str) -> None:
-        """Raise for an unsuccessful response: `_Retry` when another attempt may help, else GitHubAPIError."""
+        """Raise for an unsuccessful response: `Retry` when another attempt may help, else GitHubAPIError."""
         status = response.status_code
         if status < 400:
             return
@@ -231,10 +223,7 @@ class GitHubClient:
                 # A secondary rate limit without headers: GitHub's docs say to wait at least a minute.
                 wait = _SECONDARY_LIMIT_WAIT
             if wait is not None:
-                if wait > self.max_wait:
-                    raise GitHubAPIError(f"GitHub API rate limit exceeded; it resets in {wait:.0f} s, longer than "
-                                         f"the {self.max_wait:.0f} s RepoPilot waits: try again later", status=status)
-                raise _Retry("rate limited", status=status, wait=wait)
+                raise Retry("rate limited", status=status, wait=wait)
         if status == 403:
             raise GitHubAPIError(f"{what}: forbidden; the token lacks access (a workflow needs `permissions: "
                                  f"actions: read`){detail}", status=status)
@@ -244,31 +233,23 @@ class GitHubClient:
             raise GitHubAPIError(f"{what} is gone (logs are deleted after the repository's retention period)",
                                  status=status)
         if status == 408 or status >= 500:
-            raise _Retry(f"server error{detail}", status=status)
+            raise Retry(f"server error{detail}", status=status)
         raise GitHubAPIError(f"{what}: request refused{detail}", status=status)
 
     def _call(self, fn: Callable[[], _T], what: str) -> _T:
-        rate_limited = 0.0  # seconds already spent waiting for rate limits in this call
-
-        def wait(state: RetryCallState) -> float:
-            nonlocal rate_limited
-            exc = state.outcome.exception() if state.outcome is not None else None
-            if isinstance(exc, _Retry) and exc.wait is not None:
-                if rate_limited + exc.wait > self.max_wait:
-                    raise GitHubAPIError(f"{what}: still rate limited after waiting {rate_limited:.0f} s; another "
-                                         f"{exc.wait:.0f} s would pass the {self.max_wait:.0f} s bound: try again "
-                                         "later", status=exc.status)
-                rate_limited += exc.wait
-                return exc.wait
-            return float(min(self.backoff * 2 ** (state.attempt_number - 1), 8.0))
-
-        retrying = Retrying(stop=stop_after_attempt(self.attempts), wait=wait,
-                            retry=retry_if_exception_type(_Retry), sleep=_pause, reraise=True)
         try:
-            return retrying(fn)
-        except _Retry as exc:
-            raise GitHubAPIError(f"{what}: GitHub API {exc.reason}, gave up after {self.attempts} attempts",
-                                 status=exc.status) from None
+            return retry_call(fn, self.retry, sleep=_pause)
+        except RetriesExhausted as exc:
+            last, stop = exc.last, exc.give_up
+            if stop.why == "too_long":
+                message = (f"GitHub API rate limit exceeded; it resets in {stop.wait:.0f} s, longer than the "
+                           f"{self.max_wait:.0f} s RepoPilot waits: try again later")
+            elif stop.why == "total":
+                message = (f"{what}: still rate limited after waiting {stop.waited:.0f} s; another {stop.wait:.0f} "
+                           f"s would pass the {self.max_wait:.0f} s bound: try again later")
+            else:
+                message = f"{what}: GitHub API {last.reason}, gave up after {stop.retries + 1} attempts"
+            raise GitHubAPIError(message, status=last.status) from None
 
     def _clean(self, text: str) -> str:
         if self.token:
@@ -312,16 +293,9 @@ def _int_or_none(value: str | None) -> int | None:
 
 def _rate_limit_wait(headers: httpx.Headers) -> float | None:
     """Seconds GitHub asks us to wait, or None when the response is not a rate limit."""
-    retry_after = headers.get("retry-after")
-    if retry_after is not None:
-        try:
-            return max(0.0, float(retry_after))
-        except ValueError:
-            pass
-        try:  # the HTTP-date form
-            return max(0.0, parsedate_to_datetime(retry_after).timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
+    asked = parse_retry_after(headers)
+    if asked is not None:
+        return asked
     if headers.get("x-ratelimit-remaining") == "0":
         reset = _int_or_none(headers.get("x-ratelimit-reset"))
         if reset is not None:

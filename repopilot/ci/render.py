@@ -1,12 +1,14 @@
 """Diagnosis output as text for machines and pages: JSON (the contract), Markdown (PR comment / job summary) and
 GitHub workflow-command annotations. One table, `RENDERERS`, from format name to `render(reports) -> str`; the
-coloured terminal text is the CLI's (it needs rich)."""
+coloured terminal text is the CLI's (it needs rich). Every piece of log-derived text passes the one sanitiser
+(`core.sanitize`) before its format's own escaping."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
 
+from ..core.sanitize import json_visible, visible
 from .report import DiagnosisReport
 
 __all__ = ["MAX_ANNOTATIONS", "RENDERERS", "Renderer", "render_github", "render_json", "render_markdown"]
@@ -20,7 +22,7 @@ Renderer = Callable[[Sequence[DiagnosisReport]], str]
 def render_json(reports: Sequence[DiagnosisReport]) -> str:
     """One log's report as an object, several as an array."""
     data = [r.contract() for r in reports]
-    return json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=1) + "\n"
+    return json_visible(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=1)) + "\n"
 
 
 def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
@@ -44,29 +46,41 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
             out.append("")
             out.append("```text")
             for item in f.lines[:30]:
-                out.append(f"{item.line:>6} | {item.text[:200].replace('```', '` ` `')}")
+                out.append(f"{item.line:>6} | {_code(item.text[:200])}")
             out.append("```")
             out.append("</details>")
             if f.hint:
                 out.append(f"\n**Hint:** {_md(f.hint)}")
         if not failures:
             out.append("\nNo known error pattern matched. Excerpt:\n\n```text")
-            out.extend(report.excerpt.text.replace("```", "` ` `").splitlines()[:40])
+            out.extend(_code(line) for line in split_lines(report.excerpt.text)[:40])
             out.append("```")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines on "\n" only, as the log's lines are numbered: splitlines() would also break at form feeds and the
+    separators binary junk holds (0x1c-0x1e), inventing lines; the sanitiser shows those visibly instead."""
+    return text.rstrip("\n").split("\n") if text else []
+
+
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return visible(text.replace("\n", " "), newlines=False).replace("|", "\\|")
+
+
+def _code(line: str) -> str:
+    """One line inside a ```text block: it cannot close the fence."""
+    return visible(line, newlines=False).replace("```", "` ` `")
 
 
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return visible(text, newlines=False).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # CR and LF are the workflow-command format's own escapes; every other control is shown visibly.
+    return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:

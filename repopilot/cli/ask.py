@@ -19,6 +19,7 @@ from ..core import (
     UserMessage,
     redact_text,
 )
+from ..core.sanitize import json_visible, visible
 from ..providers import resolve_model
 from ..repo import open_repo, repo_tools
 from .console import out, stdout_is_terminal
@@ -61,8 +62,8 @@ def ask(
             if printer is not None:
                 printer.end_line()
     if as_json:
-        typer.echo(json.dumps({"run_id": result.run_id, "status": result.status, "answer": _shown(result.answer),
-                           "trace": str(result.trace_path)}))
+        typer.echo(json_visible(json.dumps({"run_id": result.run_id, "status": result.status,
+                                            "answer": _shown(result.answer), "trace": str(result.trace_path)})))
     elif printer is None or not printer.answer_shown or not result.answer:
         out.print(_shown(result.answer) or f"(no answer; status {result.status})", markup=False)
 
@@ -81,7 +82,7 @@ class _StreamPrinter:
         self.answer_shown = False
 
     def write(self, fragment: str) -> None:
-        out.file.write(fragment)
+        out.file.write(visible(fragment))  # a raw write: rich's printer (and its sanitiser) is bypassed
         out.file.flush()
         self.turn_text = True
         self.open_line = not fragment.endswith("\n")

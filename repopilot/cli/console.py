@@ -1,21 +1,59 @@
-"""Where output goes: results on stdout, summaries, progress and errors on stderr, colour only on a terminal."""
+"""Where output goes: results on stdout, summaries, progress and errors on stderr, colour only on a terminal.
+
+Everything printed through `out` and `err` passes the one sanitiser (`core.sanitize.visible`) after rich has
+rendered it: untrusted text cannot move the cursor, clear the screen, set the clipboard, make a link, change
+the title or reorder text, whichever command printed it. Print sites still call `visible` (and rich's markup
+`escape` where markup is on) themselves, so layout is measured on the text as shown; this is the net under
+them. The colour RepoPilot adds is a style, not text, and stays.
+"""
 
 from __future__ import annotations
 
 import errno
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook, RenderResult
+from rich.markup import escape
+from rich.segment import Segment
 
 if TYPE_CHECKING:
     from rich.syntax import Syntax
 
-__all__ = ["diff_view", "err", "out", "stderr_is_terminal", "stdout_is_terminal"]
+from ..core.sanitize import UNSAFE, visible
 
+__all__ = ["diff_view", "err", "out", "shown", "stderr_is_terminal", "stdout_is_terminal"]
+
+
+class _Visible:
+    """A renderable whose text segments pass the sanitiser; rich's own control segments (a spinner moving the
+    cursor back) are kept as they are."""
+
+    def __init__(self, inner: ConsoleRenderable) -> None:
+        self.inner = inner
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for seg in console.render(self.inner, options):
+            if seg.control or UNSAFE.search(seg.text) is None:
+                yield seg
+            else:
+                yield Segment(visible(seg.text), seg.style, seg.control)
+
+
+class _SanitiseHook(RenderHook):
+    def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
+        return [_Visible(r) for r in renderables]
 
 
 class _Console(Console):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.push_render_hook(_SanitiseHook())
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        # Strings are sanitised before rich parses them: rich would drop some controls (BEL, CR) silently.
+        super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
     def on_broken_pipe(self) -> None:
         # rich's default exits 1 on its own; raise instead, so main.py decides the exit code in its one place.
         self.quiet = True
@@ -28,10 +66,16 @@ err = _Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 
 
 def diff_view(diff: str) -> Syntax:
-    """A unified diff coloured for the terminal (plain text when piped), the same in every command."""
+    """A unified diff coloured for the terminal (plain text when piped), the same in every command; every
+    character that could hide a line is shown as a visible stand-in (see core/sanitize.py)."""
     from rich.syntax import Syntax  # pygments: only commands that show a diff pay for it
 
-    return Syntax(diff, "diff", theme="ansi_dark", background_color="default")
+    return Syntax(visible(diff), "diff", theme="ansi_dark", background_color="default")
+
+
+def shown(text: object, *, newlines: bool = True) -> str:
+    """Untrusted text for a rich string with markup on: sanitised, then its `[...]` escaped."""
+    return escape(visible(str(text), newlines=newlines))
 
 
 def stdout_is_terminal() -> bool:

@@ -13,7 +13,7 @@ import typer
 from ..ci import DiagnosisReport, LogInput, diagnose_input, open_sources
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
 from ..core import InputError, Model, TraceRecorder
-from .console import err, stderr_is_terminal
+from .console import err, shown, stderr_is_terminal
 from .render import Format, renderer
 from .session import reporting
 
@@ -46,7 +46,7 @@ def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
 
     with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                   TransferSpeedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"scanning {log.name}", total=log.size)
+        task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)
         yield lambda done: bar.update(task, completed=done)
 
 

@@ -23,6 +23,7 @@ from ..ci import parse_run_url
 from ..ci.github import NoFailedJobs, failed_jobs, github_log_inputs
 from ..ci.github_api import GitHubClient
 from ..core import InputError, RunError, UsageError, redact_text
+from ..core.sanitize import visible
 from .console import err, out
 
 __all__ = ["COMMENT_MARKER", "register", "resolve_run_url"]
@@ -98,7 +99,7 @@ def report(
                 markdown = _run_diagnose(url, "markdown", env)
                 _write_summary(summary_file, markdown)
                 if annotations:
-                    sys.stdout.write(_run_diagnose(url, "github", env))
+                    sys.stdout.write(visible(_run_diagnose(url, "github", env)))
                     sys.stdout.flush()
             except _DiagnoseFailed as exc:
                 # Say it where people look (the summary), then fail the step with the diagnosis's exit code.
@@ -167,6 +168,7 @@ class _DiagnoseFailed(Exception):
 
 
 def _write_summary(summary_file: Path | None, markdown: str) -> None:
+    markdown = visible(markdown)
     text = markdown if markdown.endswith("\n") else markdown + "\n"
     if len(text.encode()) > _SUMMARY_LIMIT:
         # The runner drops a step summary over 1 MiB entirely; a cut report is better than none.

@@ -51,7 +51,7 @@ def models(as_json: bool = typer.Option(False, "--json", help="Print one JSON ob
     """List the model providers, which one REPOPILOT_MODEL selects, their endpoints and whether keys are set."""
     configured, rows = model_rows(os.environ)
     if as_json:
-        typer.echo(json.dumps({"configured": configured, "providers": rows}, indent=1))
+        typer.echo(json.dumps({"configured": configured, "providers": rows}, indent=1))  # ASCII-only JSON
         return
     lines = [("", "provider", "endpoint", "set by", "key")]
     for row in rows:

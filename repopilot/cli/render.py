@@ -12,7 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..ci import RENDERERS, DiagnosisReport
-from ..ci.render import Renderer
+from ..ci.render import Renderer, split_lines
+from ..core.sanitize import visible
 from .console import out
 
 __all__ = ["FORMATS", "Format", "render_text", "renderer"]
@@ -27,47 +28,52 @@ class Format(StrEnum):
     github = "github"
 
 
+def _t(text: str, *, newlines: bool = False) -> str:
+    """Untrusted text inside a rich markup string: sanitised, then its `[...]` escaped."""
+    return escape(visible(text, newlines=newlines))
+
+
 def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
     cat = report.category
     colour = "green" if cat == "unknown" else "red"
-    head = f"[bold]{escape(report.name())}[/bold]: [{colour} bold]{cat}[/{colour} bold] (decided by {report.decided_by}"
+    head = f"[bold]{_t(report.name())}[/bold]: [{colour} bold]{cat}[/{colour} bold] (decided by {report.decided_by}"
     failures = report.causal_failures()
     if failures and report.decided_by == "rules":
-        head += f", rule {escape(failures[0].rule)}, confidence {failures[0].confidence:.2f}"
+        head += f", rule {_t(failures[0].rule)}, confidence {failures[0].confidence:.2f}"
     lines = [head + ")"]
     step = report.failing_step
     if step is not None and step.name:
-        lines.append(f"  failing step: {escape(step.name[:100])} (line {step.line}, exit {step.exit_code})")
+        lines.append(f"  failing step: {_t(step.name[:100])} (line {step.line}, exit {step.exit_code})")
     if report.summary:
-        lines.append(f"  model: {escape(report.summary)}")
+        lines.append(f"  model: {_t(report.summary, newlines=True)}")
     if not report.failures and not report.error_lines:
         lines.append("  no known error pattern matched; the excerpt below is the best guess")
     shown_failures = failures if verbose else failures[:5]
     hinted: set[str] = set()
     for f in shown_failures:
         where = f.where()
-        title = f"  [bold]{escape(f.rule)}[/bold] ({f.category})"
+        title = f"  [bold]{_t(f.rule)}[/bold] ({f.category})"
         if where:
-            title += f" [cyan]{escape(where)}[/cyan]"
+            title += f" [cyan]{_t(where)}[/cyan]"
         if f.test:
-            title += f" test {escape(f.test)}"
-        lines += [title, f"    {escape(f.message[:200])}"]
+            title += f" test {_t(f.test)}"
+        lines += [title, f"    {_t(f.message[:200])}"]
         shown = f.lines if verbose else f.lines[:_SHOW_LINES]
-        lines += [f"    [dim]{item.line:>7} │[/dim] {escape(item.text[:200])}" for item in shown]
+        lines += [f"    [dim]{item.line:>7} │[/dim] {_t(item.text[:200])}" for item in shown]
         if len(f.lines) > len(shown):
             lines.append(f"    [dim]        … {len(f.lines) - len(shown)} more lines[/dim]")
         if f.repeats > 1:
             lines.append(f"    [dim](seen {f.repeats} times)[/dim]")
         if f.hint and f.rule not in hinted:
             hinted.add(f.rule)
-            lines.append(f"    [yellow]hint:[/yellow] {escape(f.hint)}")
+            lines.append(f"    [yellow]hint:[/yellow] {_t(f.hint, newlines=True)}")
     if len(failures) > len(shown_failures):
         lines.append(f"  … {len(failures) - len(shown_failures)} more failures (--format json for all)")
     if not failures:
         lines.append("[dim]excerpt:[/dim]")
-        lines += [f"  {escape(line)}" for line in report.excerpt.text.splitlines()[1:40]]
+        lines += [f"  {_t(line)}" for line in split_lines(report.excerpt.text)[1:40]]
     if report.hint and report.decided_by == "llm":
-        lines.append(f"  [yellow]hint:[/yellow] {escape(report.hint)}")
+        lines.append(f"  [yellow]hint:[/yellow] {_t(report.hint, newlines=True)}")
     if report.error_lines:
         lines.append(f"  [dim]{len(report.error_lines)} causal lines; excerpt {report.excerpt.tokens} tokens[/dim]")
     return lines

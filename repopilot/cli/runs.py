@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from ..app import read_report
 from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
+from ..core.sanitize import json_visible, visible
 from ..telemetry import (
     budget_usage,
     capture_content_from_env,
@@ -27,7 +27,7 @@ from ..telemetry import (
     step_subject,
     timeline,
 )
-from .console import diff_view, err, out, stderr_is_terminal, stdout_is_terminal
+from .console import diff_view, err, out, shown, stderr_is_terminal, stdout_is_terminal
 from .summary import format_cost, summary_lines
 
 __all__ = ["register"]
@@ -78,12 +78,13 @@ def _print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right
             else:
                 table.add_column(h, justify="right" if i in right else "left", no_wrap=True, min_width=widest[i])
         for r, row in enumerate(rows):
-            cells = [escape(c) for c in row]
+            cells = [shown(c, newlines=False) for c in row]
             if styles:
                 cells = [f"[{st}]{c}[/{st}]" if st else c for c, st in zip(cells, styles[r], strict=False)]
             table.add_row(*cells)
         out.print(table)
         return
+    rows = [[visible(c, newlines=False) for c in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     for row in [list(headers), *rows]:
         cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
@@ -111,12 +112,12 @@ def runs_list(
             if len(traces) >= limit:
                 break
     if as_json:
-        typer.echo(json.dumps([redact({
+        typer.echo(json_visible(json.dumps([redact({
             "run_id": t.run_id, "started_at": t.started_at, "finished_at": t.finished_at, "command": t.command,
             "goal": t.goal, "status": t.status, "model": t.model, "steps": t.totals.steps,
             "input_tokens": t.totals.input_tokens, "output_tokens": t.totals.output_tokens,
             "cost": t.totals.cost if t.totals.model_calls else 0.0, "duration_ms": t.totals.duration_ms,
-        }) for t in traces], indent=1))
+        }) for t in traces], indent=1)))
         return
     if not traces:
         err.print(f"no runs recorded in {runs_dir()}/ yet", markup=False)
@@ -141,7 +142,14 @@ def _step_row(step: Step, start_ms: float) -> list[str]:
 
 
 def _print_section(title: str) -> None:
-    out.print(f"\n[bold]{escape(title)}[/bold]" if stdout_is_terminal() else f"\n{title}")
+    _print_bold(f"\n{title}")
+
+
+def _print_bold(text: str) -> None:
+    if stdout_is_terminal():
+        out.print(f"[bold]{shown(text)}[/bold]")
+    else:
+        out.print(text, markup=False)
 
 
 def _show_diagnosis(trace: RunTrace) -> None:
@@ -174,10 +182,10 @@ def runs_show(
     """Show one run as a timeline: every step, its duration, tokens and outcome, then the totals."""
     trace = RunTrace.model_validate(redact(_resolve(run_id).model_dump(mode="json")))
     if as_json:
-        typer.echo(trace.model_dump_json(indent=1))
+        typer.echo(json_visible(trace.model_dump_json(indent=1)))
         return
     head = f"run {trace.run_id} · {trace.command} · {trace.status}"
-    out.print(f"[bold]{escape(head)}[/bold]" if stdout_is_terminal() else head)
+    _print_bold(head)
     out.print(f"goal: {trace.goal}", markup=False)
     placed = timeline(trace)
     if placed:

@@ -14,6 +14,7 @@ from typing import Any
 from .. import __version__
 from ..app import ReportLine, read_report
 from ..core import RunTrace, Step, redact
+from ..core.sanitize import visible
 from ..telemetry import (
     budget_usage,
     format_duration,
@@ -31,7 +32,8 @@ _FILTERS = (("all", "All"), ("llm_call", "Model calls"), ("tool", "Tools"), ("de
 
 
 def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    # Sanitised first: a bidi override or zero-width character would reorder or hide text in the page too.
+    return escape(visible("" if value is None else str(value)), quote=True)
 
 
 def _status_class(status: str) -> str:
@@ -72,7 +74,7 @@ def _budgets(trace: RunTrace) -> str:
 
 def _diff(diff: str) -> str:
     out = []
-    for line in diff.splitlines():
+    for line in diff.rstrip("\n").split("\n"):  # not splitlines(): a form feed must not make a line
         if line.startswith(("+++", "---", "diff ", "index ")):
             cls = "meta-line"
         elif line.startswith("@@"):

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .errors import (
         ApprovalError,
         ConfigError,
+        DeadlineExceeded,
         GitHubAPIError,
         InputError,
         ProviderError,
@@ -57,8 +58,8 @@ __getattr__ = lazy_exports(__name__, {
     "approval": ("ApprovalRequired", "Decision", "EndRun", "Proposal", "decision_message", "diff_sha256"),
     "budgets": ("Budgets", "BudgetTracker"),
     "errors": (
-        "ApprovalError", "ConfigError", "GitHubAPIError", "InputError", "ProviderError", "RepoPilotError", "RunError",
-        "SandboxError", "UsageError", "UserError"
+        "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
+        "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
     ),
     "loop": ("Agent", "RunResult", "dump_messages", "load_messages"),
     "messages": (
@@ -82,6 +83,7 @@ __all__ = [
     "BudgetTracker",
     "Budgets",
     "ConfigError",
+    "DeadlineExceeded",
     "Decision",
     "EndRun",
     "GitHubAPIError",

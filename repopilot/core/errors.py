@@ -14,6 +14,7 @@ from .redact import redact_text
 __all__ = [
     "ApprovalError",
     "ConfigError",
+    "DeadlineExceeded",
     "GitHubAPIError",
     "InputError",
     "ProviderError",
@@ -77,6 +78,11 @@ class ProviderError(RunError):
         self.provider = provider
         self.status = status
         self.body = short
+
+
+class DeadlineExceeded(ProviderError):
+    """The run's seconds budget ran out while waiting for a model's reply; the read was abandoned. The loop ends
+    the run as `budget_exhausted:seconds`."""
 
 
 class GitHubAPIError(RunError):

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 
 from .approval import ApprovalRequired, EndRun, Proposal, decision_message
 from .budgets import Budgets, BudgetTracker
-from .errors import RepoPilotError
+from .errors import DeadlineExceeded, RepoPilotError
 from .messages import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from .model import Model, TextCallback
 from .tools import ToolContext, ToolRegistry
@@ -27,6 +27,9 @@ _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 # A rough tokens-per-character ratio, only for deciding when to elide old tool results.
 _CHARS_PER_TOKEN = 4
 _KEEP_RECENT_RESULTS = 2
+# Tool calls run per model turn; the rest are answered with an error the model reads (a reply with 1,000 calls
+# must not run 1,000 tools whatever the step budget says).
+MAX_TOOL_CALLS_PER_TURN = 16
 
 
 def dump_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -61,6 +64,7 @@ class Agent:
         max_result_chars: int = 16_000,
         context_tokens: int | None = None,
         on_text: TextCallback | None = None,
+        max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN,
     ) -> None:
         self.model = model
         self.tools = tools
@@ -79,6 +83,7 @@ class Agent:
         self.max_result_chars = max_result_chars
         self.context_tokens = context_tokens
         self.on_text = on_text
+        self.max_tool_calls_per_turn = max_tool_calls_per_turn
         self.messages: list[Message] = load_messages(t.messages)
         t.model = t.model or f"{model.provider}:{model.model}"
         t.provider = t.provider or model.provider
@@ -151,7 +156,13 @@ class Agent:
                 if which is not None:
                     self._final_answer(which)
                     break
-                reply = self._call_model(with_tools=True)
+                try:
+                    reply = self._call_model(with_tools=True)
+                except DeadlineExceeded:
+                    # The model was cut off at the deadline (already an error step): asking it again would only
+                    # overrun further, so the run ends here, as out of time.
+                    self._out_of_time()
+                    break
                 if not reply.tool_calls:
                     self._finish("completed", reply.content)
                     break
@@ -171,12 +182,13 @@ class Agent:
             raise
         return self._result()
 
-    def _call_model(self, *, with_tools: bool) -> AssistantMessage:
+    def _call_model(self, *, with_tools: bool, deadline: float | None = None) -> AssistantMessage:
         self._elide_if_needed()
         specs = self.tools.specs if with_tools else []
         started = time.monotonic()
         try:
-            resp = self.model.chat(self.messages, specs, on_text=self.on_text, deadline=self.tracker.deadline())
+            resp = self.model.chat(self.messages, specs, on_text=self.on_text,
+                                   deadline=deadline or self.tracker.deadline())
         except RepoPilotError as exc:
             # Recorded here, where the duration is known; whoever catches it only decides the run's status.
             self.rec.step("error", model=self.model.model, error=str(exc), duration_ms=_ms(started),
@@ -202,7 +214,8 @@ class Agent:
         return resp.message
 
     def _run_tools(self, calls: Sequence[ToolCall]) -> None:
-        for index, call in enumerate(calls):
+        run, skipped = calls[:self.max_tool_calls_per_turn], calls[self.max_tool_calls_per_turn:]
+        for index, call in enumerate(run):
             self.rec.step("tool_call", tool_name=call.name, tool_call_id=call.id, arguments=call.arguments,
                           error=call.arguments_error)
             started = time.monotonic()
@@ -211,9 +224,24 @@ class Agent:
             try:
                 outcome = self.tools.execute(call, ctx)
             except EndRun as end:
-                self._end_run(end, call, calls[index + 1:], started)
+                self._end_run(end, call, [*run[index + 1:], *skipped], started)
                 raise _RunEnded from None
             self._record_result(call, outcome.content, outcome.is_error, started)
+        if skipped:
+            self._answer_skipped(skipped, len(calls))
+
+    def _answer_skipped(self, skipped: Sequence[ToolCall], total: int) -> None:
+        """Calls past the per-turn cap get an error result the model reads; one decision step records them all, so
+        a reply with thousands of calls costs one write, not thousands."""
+        limit = self.max_tool_calls_per_turn
+        note = (f"not run: at most {limit} tool calls are run per turn and this reply had {total}; call the ones "
+                "you still need in your next turn")
+        self.messages.extend(ToolResultMessage(tool_call_id=c.id, name=c.name, content=note, is_error=True)
+                             for c in skipped)
+        self._persist_messages()
+        self.rec.step("decision", result="tool_calls_capped", error=note,
+                      detail={"decision": "tool_calls_capped", "limit": limit, "calls": total,
+                              "skipped": [c.id for c in skipped]})
 
     def _end_run(self, end: EndRun, call: ToolCall, rest: Sequence[ToolCall], started: float) -> None:
         content = end.message
@@ -254,10 +282,22 @@ class Agent:
         self._persist_messages()
         answer: str | None = None
         try:
-            answer = self._call_model(with_tools=False).content
+            answer = self._call_model(with_tools=False, deadline=self._grace_deadline(which)).content
         except RepoPilotError:
             answer = None  # the error is already a step; the run still ends as exhausted, not failed
         self._finish(f"budget_exhausted:{which}", answer)
+
+    def _grace_deadline(self, which: str) -> float | None:
+        """Out of time, the final answer still gets a short, bounded grace: a fifth of the budget, 2-30 s."""
+        if which != "seconds" or self.budgets.max_seconds is None:
+            return None
+        return time.monotonic() + min(30.0, max(2.0, self.budgets.max_seconds / 5))
+
+    def _out_of_time(self) -> None:
+        self.rec.step("decision", result="budget_exhausted:seconds",
+                      detail={"decision": "budget_exhausted", "budget": "seconds", "during": "llm_call",
+                              "usage": self.tracker.usage(), "limits": self.budgets.model_dump()})
+        self._finish("budget_exhausted:seconds", None)
 
     # -- state --------------------------------------------------------------------------------------------
     def _pending_calls(self) -> list[ToolCall]:

@@ -1,101 +1,69 @@
-"""The one HTTP client every adapter talks through: timeouts, headers, retries and error mapping.
+"""The one HTTP client every adapter talks through: timeouts, headers, retries, bounds and error mapping.
 
-Retries follow what the official SDKs do: 408/409/429/5xx/529 and connection errors are retried with jittered
-exponential backoff, the server's `retry-after-ms` / `retry-after` wins when present, a wait longer than
-`max_retry_after` is not honoured (the call fails instead), and no wait is started that would end after the
-run's deadline, so retries count against the seconds budget. Every retry is recorded for the trace.
+Retries follow the shared policy (`core.retry`, as the official SDKs do): 408/409/429/5xx/529 and connection
+errors are retried with jittered exponential backoff, the server's `retry-after-ms` / `retry-after` wins when
+present, a wait longer than `max_retry_after` is not honoured (the call fails instead), and no wait is started
+that would end after the run's deadline, so retries count against the seconds budget. Every retry is recorded for
+the trace.
+
+A reply is bounded as a whole, not only by silence: a server trickling a byte at a time is cut off at the run's
+deadline (`DeadlineExceeded`) or after `max_reply_seconds`, and a reply larger than `max_reply_bytes` is refused
+while it is read. The read happens on a worker thread; when time is up the socket is shut down under it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
+import queue
 import re
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 
 from .. import __version__
-from ..core import ConfigError, ProviderError, redact_text
+from ..core import ConfigError, DeadlineExceeded, ProviderError, redact_text
+from ..core.retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
 
 __all__ = [
-    "RETRYABLE_STATUS",
+    "MAX_REPLY_BYTES",
+    "MAX_REPLY_SECONDS",
     "HttpClient",
     "RetryPolicy",
-    "parse_retry_after",
+    "retry_policy_from_env",
     "safe_url",
     "timeout_from_env",
 ]
 
-_EXHAUSTED = "retries exhausted"
-RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 _BODY_CHARS = 300
+_ERROR_BODY_BYTES = 64 * 1024
+# A model's reply is text and tool calls: a few hundred KB at most. Far more is a broken or hostile server.
+MAX_REPLY_BYTES = 8_000_000
+# The longest one reply may take in all, however steadily it trickles (the run's deadline may end it sooner).
+MAX_REPLY_SECONDS = 600.0
+_T = TypeVar("_T")
+_END = object()  # the end of a streamed reply, on the queue between the reader thread and the caller
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_retries: int = 2
-    initial_wait: float = 0.5
-    max_wait: float = 8.0
-    # A server asking for a longer pause than this is treated as a failure, not waited for.
-    max_retry_after: float = 120.0
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> RetryPolicy:
-        raw = environ.get("REPOPILOT_MAX_RETRIES", "").strip()
-        if not raw:
-            return cls()
-        if not raw.isdigit():
-            raise ConfigError(f"REPOPILOT_MAX_RETRIES={raw!r} is not a whole number of retries")
-        return cls(max_retries=int(raw))
-
-    def backoff(self, retry_number: int) -> float:
-        """The pause before retry `retry_number` (1-based) when the server did not say: 0.5, 1, 2 … capped,
-        minus up to 25 % jitter so clients that failed together do not retry together."""
-        base = min(self.max_wait, self.initial_wait * 2.0 ** (retry_number - 1))
-        return base * (1 - 0.25 * random.random())  # noqa: S311 - jitter, not cryptography
-
-
-def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """Seconds the server asked us to wait: `retry-after-ms`, then `retry-after` (seconds or an HTTP date)."""
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms:
-        try:
-            return max(0.0, float(raw_ms) / 1000)
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
+def retry_policy_from_env(environ: Mapping[str, str]) -> RetryPolicy:
+    """The retry policy, with `REPOPILOT_MAX_RETRIES` when set."""
+    raw = environ.get("REPOPILOT_MAX_RETRIES", "").strip()
     if not raw:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    current = datetime.now(UTC).timestamp() if now is None else now
-    return max(0.0, when.timestamp() - current)
+        return RetryPolicy()
+    if not raw.isdigit():
+        raise ConfigError(f"REPOPILOT_MAX_RETRIES={raw!r} is not a whole number of retries")
+    return RetryPolicy(max_retries=int(raw))
 
 
-class _Retryable(Exception):
-    """A failure worth another attempt; becomes a ProviderError when the policy gives up."""
-
-    def __init__(self, message: str, *, status: int | None, body: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-        self.body = body
-        self.retry_after = retry_after
+class _TimeUp(Exception):
+    """The bounded wait ended before the worker did."""
 
 
 @dataclass
@@ -112,6 +80,8 @@ class HttpClient:
     key_var: str | None = None
     sleep: Callable[[float], None] = time.sleep
     last_retries: list[dict[str, Any]] = field(default_factory=list)
+    max_reply_bytes: int = MAX_REPLY_BYTES
+    max_reply_seconds: float = MAX_REPLY_SECONDS
 
     def __post_init__(self) -> None:
         _check_endpoint(self.provider, self.base_url)
@@ -132,12 +102,22 @@ class HttpClient:
         """POST `body`, return the decoded JSON object, retrying as the policy says."""
 
         def attempt() -> dict[str, Any]:
+            end, by_deadline = self._attempt_end(deadline)
+            opened: list[httpx.Response] = []
+
+            def fetch() -> str:
+                response = self._send(path, body, params, None, end, opened)
+                try:
+                    return self._read_capped(response, self.max_reply_bytes)
+                finally:
+                    response.close()
+
             try:
-                response = self._client.post(path, json=body, params=params)
-            except httpx.HTTPError as exc:
-                raise self._connection_error(exc) from exc
-            self._check(response, response.text)
-            return self._decode(response.text)
+                text = _bounded(fetch, end)
+            except _TimeUp:
+                _abandon(opened)
+                raise self._time_up(by_deadline, before_reply=True) from None
+            return self._decode(text)
 
         result: dict[str, Any] = self._with_retries(attempt, deadline)
         return result
@@ -148,74 +128,108 @@ class HttpClient:
                      accept: str = "text/event-stream") -> Iterator[Iterator[str]]:
         """POST `body` and yield the response's lines as they arrive. Failures before the first byte are
         retried; once the stream has started it is never retried (text may already be on the screen), and a
-        connection that drops mid-stream is a ProviderError."""
+        connection that drops mid-stream, or a reply past its time or size bound, is a ProviderError."""
+        bounds: list[tuple[float, bool]] = []
+
         def attempt() -> httpx.Response:
-            request = self._client.build_request("POST", path, json=body, params=params,
-                                                 headers={"accept": accept})
+            end, by_deadline = self._attempt_end(deadline)
+            bounds[:] = [(end, by_deadline)]
+            opened: list[httpx.Response] = []
             try:
-                response = self._client.send(request, stream=True)
-            except httpx.HTTPError as exc:
-                raise self._connection_error(exc) from exc
-            if response.status_code >= 400:
-                try:
-                    text = response.read().decode("utf-8", "replace")
-                except httpx.HTTPError:
-                    text = ""
-                finally:
-                    response.close()
-                self._check(response, text)
-            return response
+                return _bounded(lambda: self._send(path, body, params, accept, end, opened), end)
+            except _TimeUp:
+                _abandon(opened)
+                raise self._time_up(by_deadline, before_reply=True) from None
 
         response: httpx.Response = self._with_retries(attempt, deadline)
+        end, by_deadline = bounds[0]
+        reader = _LineReader(response, self.max_reply_bytes, self._too_large, self.provider)
         try:
-            yield self._lines(response)
+            yield reader.lines(end, lambda: self._time_up(by_deadline, before_reply=False))
         finally:
-            response.close()
+            reader.stop()
 
     # -- internals ----------------------------------------------------------------------------------------
-    def _lines(self, response: httpx.Response) -> Iterator[str]:
+    def _attempt_end(self, deadline: float | None) -> tuple[float, bool]:
+        """When this attempt must be over, and whether that is the run's deadline (else the reply bound)."""
+        own = time.monotonic() + self.max_reply_seconds
+        if deadline is not None and deadline <= own:
+            return deadline, True
+        return own, False
+
+    def _time_up(self, by_deadline: bool, *, before_reply: bool) -> Exception:
+        if by_deadline:
+            return DeadlineExceeded("no complete reply before the run's time budget ran out; the read was "
+                                    "abandoned", provider=self.provider)
+        message = f"no complete reply within {self.max_reply_seconds:.0f}s"
+        if before_reply:  # nothing was shown yet: worth another attempt
+            return Retry(f"timed out talking to {safe_url(self.base_url)} ({message})", detail="ReplyTimeout")
+        return ProviderError(message, provider=self.provider)
+
+    def _too_large(self) -> ProviderError:
+        return ProviderError(f"the reply is larger than {self.max_reply_bytes:,} bytes; stopped reading it "
+                             "(a model's reply is far smaller: check the endpoint)", provider=self.provider)
+
+    def _send(self, path: str, body: Mapping[str, Any], params: Mapping[str, str] | None, accept: str | None,
+              end: float, opened: list[httpx.Response]) -> httpx.Response:
+        """Send the request and check its status; the response is open for reading (streamed)."""
+        left = max(0.01, end - time.monotonic())
+        # Each wait of the socket is bounded by what is left, so an abandoned worker ends soon after.
+        timeout = httpx.Timeout(min(self.timeout.read or left, left), connect=min(self.timeout.connect or left,
+                                                                                 left))
+        request = self._client.build_request("POST", path, json=body, params=params, timeout=timeout,
+                                             headers={"accept": accept} if accept else None)
         try:
-            yield from response.iter_lines()
+            response = self._client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            raise ProviderError(f"the stream broke off before the reply was complete ({type(exc).__name__})",
-                                provider=self.provider) from exc
-
-    def _with_retries(self, attempt: Callable[[], Any], deadline: float | None) -> Any:
-        # tenacity's Retrying decides "stop" before computing the wait in the 8.x versions pyproject allows,
-        # so it cannot veto a wait that would overrun the deadline; this loop is the whole policy, explicitly.
-        self.last_retries = []
-        retry_number = 0
-        while True:
+            raise self._connection_error(exc) from exc
+        opened.append(response)
+        if response.status_code >= 400:
             try:
-                return attempt()
-            except _Retryable as exc:
-                retry_number += 1
-                wait = exc.retry_after if exc.retry_after is not None else self.retry.backoff(retry_number)
-                reason = self._give_up_reason(retry_number, wait, deadline)
-                if reason is not None:
-                    made = retry_number - 1
-                    note = f" after {made} retr{'y' if made == 1 else 'ies'}" if made else ""
-                    if reason != _EXHAUSTED:
-                        note += f" ({reason})"
-                    raise ProviderError(exc.message + note, provider=self.provider, status=exc.status,
-                                        body=exc.body) from exc
-                self.last_retries.append({"attempt": retry_number, "status": exc.status,
-                                          "wait_s": round(wait, 3),
-                                          "error": f"HTTP {exc.status}" if exc.status else exc.body})
-                self.sleep(wait)
+                text = self._read_capped(response, _ERROR_BODY_BYTES, cut=True)
+            except (Retry, ProviderError):
+                text = ""
+            finally:
+                response.close()
+            self._check(response, text)
+        return response
 
-    def _give_up_reason(self, retry_number: int, wait: float, deadline: float | None) -> str | None:
-        if retry_number > self.retry.max_retries:
-            return _EXHAUSTED
-        if wait > self.retry.max_retry_after:
-            return f"the server asked to wait {wait:.0f}s, over the {self.retry.max_retry_after:.0f}s cap"
-        if deadline is not None and time.monotonic() + wait > deadline:
-            return "the run's time budget ends before a retry could start"
-        return None
+    def _read_capped(self, response: httpx.Response, cap: int, *, cut: bool = False) -> str:
+        data = bytearray()
+        try:
+            for chunk in response.iter_bytes():
+                data += chunk
+                if len(data) > cap:
+                    if cut:
+                        break
+                    raise self._too_large()
+        except httpx.HTTPError as exc:
+            raise self._connection_error(exc) from exc
+        return bytes(data[:cap]).decode(response.encoding or "utf-8", "replace")
 
-    def _connection_error(self, exc: httpx.HTTPError) -> _Retryable:
+    def _with_retries(self, attempt: Callable[[], _T], deadline: float | None) -> _T:
+        self.last_retries = []
+
+        def record(number: int, exc: Retry, wait: float) -> None:
+            self.last_retries.append({"attempt": number, "status": exc.status, "wait_s": round(wait, 3),
+                                      "error": f"HTTP {exc.status}" if exc.status else exc.detail})
+
+        try:
+            return retry_call(attempt, self.retry, deadline=deadline, sleep=self.sleep, on_retry=record)
+        except RetriesExhausted as exc:
+            last, stop = exc.last, exc.give_up
+            note = f" after {stop.retries} retr{'y' if stop.retries == 1 else 'ies'}" if stop.retries else ""
+            if stop.why == "too_long":
+                note += (f" (the server asked to wait {stop.wait:.0f}s, over the "
+                         f"{self.retry.max_retry_after:.0f}s cap)")
+            elif stop.why == "deadline":
+                note += " (the run's time budget ends before a retry could start)"
+            raise ProviderError(last.reason + note, provider=self.provider, status=last.status,
+                                body=last.detail) from exc
+
+    def _connection_error(self, exc: httpx.HTTPError) -> Retry:
         kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "connection failed"
-        return _Retryable(f"{kind} talking to {safe_url(self.base_url)}", status=None, body=type(exc).__name__)
+        return Retry(f"{kind} talking to {safe_url(self.base_url)}", detail=type(exc).__name__)
 
     def _check(self, response: httpx.Response, text: str) -> None:
         status = response.status_code
@@ -231,7 +245,7 @@ class HttpClient:
         else:
             message = "the request failed"
         if retryable:
-            raise _Retryable(message, status=status, body=body, retry_after=parse_retry_after(response.headers))
+            raise Retry(message, status=status, wait=parse_retry_after(response.headers), detail=body)
         raise ProviderError(message, provider=self.provider, status=status, body=body)
 
     def _decode(self, text: str) -> dict[str, Any]:
@@ -300,3 +314,92 @@ def timeout_from_env(environ: Mapping[str, str]) -> httpx.Timeout:
             raise ConfigError(f"REPOPILOT_HTTP_TIMEOUT={raw!r} is not a number of seconds") from None
     return httpx.Timeout(read, connect=10.0)
 
+
+
+def _bounded(work: Callable[[], _T], end: float) -> _T:
+    """`work()` on a worker thread, waited for until `end` at most (then _TimeUp; the worker is abandoned)."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # handed to the caller's thread as it is
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, daemon=True, name="repopilot-http").start()
+    if not done.wait(max(0.0, end - time.monotonic())):
+        raise _TimeUp
+    if "error" in box:
+        raise box["error"]
+    value: _T = box["value"]
+    return value
+
+
+def _shutdown(response: httpx.Response) -> None:
+    """Wake a read blocked on `response`'s socket: the connection is shut down under it."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if isinstance(sock, socket.socket):
+        with suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _abandon(opened: list[httpx.Response]) -> None:
+    for response in opened:
+        _shutdown(response)
+
+
+class _LineReader:
+    """Reads a streamed reply's lines on a worker thread, so the caller can stop waiting at a deadline, and
+    counts its bytes against the cap. The worker owns the response and closes it."""
+
+    def __init__(self, response: httpx.Response, cap: int, too_large: Callable[[], ProviderError],
+                 provider: str) -> None:
+        self._response = response
+        self._cap = cap
+        self._too_large = too_large
+        self._provider = provider
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._pump, daemon=True, name="repopilot-stream")
+        self._thread.start()
+
+    def _pump(self) -> None:
+        size = 0
+        try:
+            for line in self._response.iter_lines():
+                if self._stopped.is_set():
+                    return
+                size += len(line) + 1
+                if size > self._cap:
+                    self._queue.put(self._too_large())
+                    return
+                self._queue.put(line)
+            self._queue.put(_END)
+        except httpx.HTTPError as exc:
+            if not self._stopped.is_set():
+                self._queue.put(ProviderError("the stream broke off before the reply was complete "
+                                              f"({type(exc).__name__})", provider=self._provider))
+        finally:
+            self._response.close()
+
+    def lines(self, end: float, time_up: Callable[[], Exception]) -> Iterator[str]:
+        while True:
+            try:
+                item = self._queue.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                raise time_up() from None
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            assert isinstance(item, str)
+            yield item
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._thread.is_alive():
+            _shutdown(self._response)

@@ -22,7 +22,7 @@ from ..core import (
 )
 from ..core.messages import Message
 from .base import HttpModel, WireRequest
-from .http_client import HttpClient, RetryPolicy, timeout_from_env
+from .http_client import HttpClient, retry_policy_from_env, timeout_from_env
 from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIModel", "openai_model"]
@@ -156,6 +156,6 @@ def openai_model(model: str, environ: Mapping[str, str]) -> OpenAIModel:
         raise ConfigError("OPENAI_API_KEY is not set: export your OpenAI API key (or set OPENAI_BASE_URL "
                           "to an OpenAI-compatible server)")
     headers = {"authorization": f"Bearer {key}"} if key else {}
-    http = HttpClient("openai", base, headers, retry=RetryPolicy.from_env(environ),
+    http = HttpClient("openai", base, headers, retry=retry_policy_from_env(environ),
                       timeout=timeout_from_env(environ), key_var="OPENAI_API_KEY")
     return OpenAIModel(model, http)

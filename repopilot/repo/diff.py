@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core import SandboxError, UserError
+from ..core.sanitize import describe, unsafe_chars
 from .gitindex import temp_index
 from .gitrun import GitFailed, run_git
 from .sandbox import Sandbox
@@ -63,6 +64,7 @@ class FilePatch:
     removed: int = 0
     modes: list[str] = field(default_factory=list)
     has_file_lines: bool = False
+    start: int = 0  # index of the patch's first line in the diff
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def parse_diff(text: str) -> list[FilePatch]:
         line = lines[i]
         number = i + 1
         if line.startswith("diff --git "):
-            cur = FilePatch(git_style=True, header_paths=_git_header_paths(line[len("diff --git "):]))
+            cur = FilePatch(git_style=True, header_paths=_git_header_paths(line[len("diff --git "):]), start=i)
             patches.append(cur)
             i += 1
             continue
@@ -148,7 +150,7 @@ def parse_diff(text: str) -> list[FilePatch]:
             continue
         if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
             if cur is None or cur.has_file_lines or cur.hunks or not cur.git_style:
-                cur = FilePatch()
+                cur = FilePatch(start=i)
                 patches.append(cur)
             cur.old_path = _file_header_path(line[4:])
             cur.new_path = _file_header_path(lines[i + 1][4:])
@@ -317,7 +319,7 @@ def _patch_paths(p: FilePatch, level: int) -> list[str]:
 
 
 def _check_path(box: Sandbox, path: str) -> str:
-    if any(ch in path for ch in "\x00\r\n") or any(ord(ch) < 32 for ch in path):
+    if any(ord(ch) < 32 for ch in path) or unsafe_chars(path):
         raise InvalidDiff(f"the path {path!r} holds control characters")
     if any(part.lower() == ".git" for part in path.replace("\\", "/").split("/")):
         raise InvalidDiff(f"{path}: files under .git cannot be changed")
@@ -341,6 +343,42 @@ def _check_head_tree(root: Path, base: str, paths: list[str]) -> None:
             raise InvalidDiff(f"{name} is a symbolic link in HEAD; changes through or to symlinks are refused")
         if mode == "160000":
             raise InvalidDiff(f"{name} is a submodule; changes inside submodules are refused")
+
+
+def _check_invisible(root: Path, base: str, diff: str, patches: list[FilePatch], level: int) -> None:
+    """Refuse characters that act on a terminal or hide text (ESC, other controls, bidi, zero-width) unless the
+    file being changed already holds that character: a line that ends in `ESC[2K ESC[1G` would be invisible at
+    the approval prompt while still being committed."""
+    if not unsafe_chars(diff):
+        return
+    lines = diff.split("\n")
+    starts = [p.start for p in patches] + [len(lines)]
+    if unsafe_chars("\n".join(lines[: starts[0]])):
+        raise InvalidDiff("the diff holds control characters before its first file header; remove them")
+    for k, p in enumerate(patches):
+        found = unsafe_chars("\n".join(lines[p.start: starts[k + 1]]))
+        if not found:
+            continue
+        old = p.old_path if p.old_path is not None else (p.header_paths[0] if p.header_paths and
+                                                          not p.has_file_lines else None)
+        path = _strip(old, level) if old is not None else None
+        held = _blob_text(root, base, path) if path is not None else ""
+        missing = sorted(ch for ch in found if ch not in held)
+        if missing:
+            where = next(n + 1 for n in range(p.start, starts[k + 1]) if any(ch in lines[n] for ch in missing))
+            named = ", ".join(describe(ch) for ch in missing)
+            target = _strip(p.new_path or old or "?", level)
+            raise InvalidDiff(f"line {where}: the diff for {target} holds {named}, a character that moves the "
+                              "cursor, controls the terminal or hides text, and the file does not hold it "
+                              "already; remove it (write it as an escape in the file's language if it is needed)")
+
+
+def _blob_text(root: Path, base: str, path: str) -> str:
+    try:
+        # A file cut at the cap may lose the character it holds: then the diff is refused, never let through.
+        return run_git(root, ["cat-file", "blob", f"{base}:{path}"], max_bytes=16_000_000)
+    except GitFailed:
+        return ""  # no such file at base: a new file holds nothing yet
 
 
 def git_apply_args(strip: int) -> list[str]:
@@ -400,6 +438,7 @@ def _validate(root: Path, diff: str, *, max_files: int, max_lines: int, base: st
     except GitFailed:
         raise InvalidDiff(f"the repository has no commit at {base} to check the diff against") from None
     _check_head_tree(root, commit, files)
+    _check_invisible(root, commit, diff, patches, level)
     with temp_index(root, commit) as env:
         try:
             run_git(root, [*git_apply_args(level)[:-1], "--check", "-"], input=diff, env=env)

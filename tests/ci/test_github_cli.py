@@ -52,7 +52,9 @@ def test_server_errors_exhaust_retries_and_exit_4(github: FakeGitHub, capsys: py
     assert "gave up after 4 attempts (HTTP 500)" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert TOKEN not in out + err
-    assert github.sleeps == [1.0, 2.0, 4.0]
+    # Exponential backoff, with up to 25 % jitter taken off each pause (the shared retry policy).
+    assert len(github.sleeps) == 3
+    assert all(0.75 * full <= slept <= full for slept, full in zip(github.sleeps, [1.0, 2.0, 4.0], strict=True))
 
 
 def test_401_exits_4_and_names_the_variable(github: FakeGitHub, monkeypatch: pytest.MonkeyPatch,

@@ -270,3 +270,31 @@ def test_resume_runs_only_unanswered_tool_calls_and_never_reasks_answered_turns(
     assert [m.tool_call_id for m in sent] == ["t1", "t2"]
     trace = load(result.trace_path)
     assert trace["totals"]["model_calls"] == 2
+
+
+def test_tool_calls_past_the_per_turn_cap_are_answered_not_run(tmp_path: Path) -> None:
+    ran: list[int] = []
+
+    @tool
+    def count(n: int) -> str:
+        """Count a call.
+
+        Args:
+            n: Its number.
+        """
+        ran.append(n)
+        return "ok"
+
+    calls = [{"id": f"c{i}", "name": "count", "arguments": {"n": i}} for i in range(300)]
+    model = ScriptedModel([{"tool_calls": calls}, "done"])
+    rec = TraceRecorder.start("ask", "goal", directory=tmp_path)
+    agent = Agent(model, ToolRegistry([count]), rec, Budgets(max_steps=1), max_tool_calls_per_turn=5)
+    result = start(agent)
+    assert ran == [0, 1, 2, 3, 4]
+    assert result.status == "budget_exhausted:steps" and result.answer == "done"
+    sent = [m for m in model.calls[1]["messages"] if isinstance(m, ToolResultMessage)]
+    assert [m.tool_call_id for m in sent] == [f"c{i}" for i in range(300)]  # every call paired, in order
+    assert all(m.is_error and "at most 5 tool calls" in m.content for m in sent[5:])
+    trace = load(result.trace_path)
+    capped = [s for s in trace["steps"] if s["type"] == "decision" and s["result"] == "tool_calls_capped"]
+    assert len(capped) == 1 and len(capped[0]["detail"]["skipped"]) == 295

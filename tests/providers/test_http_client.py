@@ -8,7 +8,8 @@ import time
 import pytest
 
 from repopilot.core import ConfigError, ProviderError
-from repopilot.providers.http_client import HttpClient, RetryPolicy, parse_retry_after, timeout_from_env
+from repopilot.core.retry import RetryPolicy, parse_retry_after
+from repopilot.providers.http_client import HttpClient, retry_policy_from_env, timeout_from_env
 
 from .wire_server import Reply, WireServer
 
@@ -158,5 +159,5 @@ def test_bad_settings_are_config_errors(name: str, value: str) -> None:
         if name == "REPOPILOT_HTTP_TIMEOUT":
             timeout_from_env({name: value})
         else:
-            RetryPolicy.from_env({name: value})
-    assert RetryPolicy.from_env({"REPOPILOT_MAX_RETRIES": "0"}).max_retries == 0
+            retry_policy_from_env({name: value})
+    assert retry_policy_from_env({"REPOPILOT_MAX_RETRIES": "0"}).max_retries == 0

@@ -107,7 +107,55 @@ def between(lines: list[str], start: str, stop: str, pick: str) -> list[int]:
     return out
 
 
+def first3(lines: list[str], idx: list[int]) -> list[int]:
+    """The guideline's rule for identical repeats: of labelled lines with the same text, keep the first three."""
+    seen: dict[str, int] = {}
+    out: list[int] = []
+    for i in sorted(set(idx)):
+        key = lines[i].strip()
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] <= 3:
+            out.append(i)
+    return out
+
+
 def after(lines: list[str], pat: str, n: int) -> list[int]:
     """The first line matching `pat` and the `n` lines after it."""
     i = grep(lines, pat, limit=1)[0]
     return list(range(i, min(len(lines), i + n + 1)))
+
+
+NPM_CACHE = os.environ.get("CORPUS_NPM_CACHE", "/root/.npm")
+
+
+def npm_deps(deps: dict[str, str]) -> tuple[Path, list[str]]:
+    """A node_modules for `deps` (name -> exact version), installed once, and the real output of `npm ci` there
+    (the step a CI job runs); projects link to it instead of installing again."""
+    key = "npm:" + json.dumps(deps, sort_keys=True)
+    place = WORK / "npm" / hashlib.sha1(key.encode()).hexdigest()[:12]
+    if not (place / "package-lock.json").is_file():
+        place.mkdir(parents=True, exist_ok=True)
+        (place / "package.json").write_text(json.dumps(
+            {"name": "app", "version": "1.0.0", "private": True, "devDependencies": deps}, indent=2) + "\n")
+        out, code = run("npm install --no-audit --no-fund", cwd=place, env=env(npm_config_cache=NPM_CACHE))
+        if code:
+            raise RuntimeError("\n".join(out[-20:]))
+    out = cached(key, "rm -rf node_modules && npm ci", cwd=place, extra_env={"npm_config_cache": NPM_CACHE})
+    return place, out
+
+
+def node_project(name: str, shape: str, deps: dict[str, str], files: dict[str, str],
+                 scripts: dict[str, str], extra: dict[str, object] | None = None) -> tuple[Path, list[str]]:
+    """A project whose package.json holds `scripts` and `deps`, its lockfile and linked node_modules."""
+    place, ci_out = npm_deps(deps)
+    pkg = {"name": name, "version": "1.2.0", "private": True, "scripts": scripts, "devDependencies": deps,
+           **(extra or {})}
+    root = project(name, shape, {"package.json": json.dumps(pkg, indent=2) + "\n", **files})
+    lock = json.loads((place / "package-lock.json").read_text())
+    lock["name"] = name
+    lock["packages"][""]["name"] = name
+    lock["packages"][""]["version"] = "1.2.0"
+    (root / "package-lock.json").write_text(json.dumps(lock, indent=2) + "\n")
+    # hard links, not a symlink: node resolves symlinks to their real path, which would show in stack traces
+    run(["cp", "-al", str(place / "node_modules"), str(root / "node_modules")], cwd=root)
+    return root, ci_out

@@ -1,0 +1,47 @@
+"""Concerns that live in exactly one place (issue 10): one git runner, one retry policy and Retry-After parser,
+one run-URL parser. This fails if a second copy returns."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import repopilot
+
+ROOT = Path(repopilot.__file__).parent
+PYPROJECT = ROOT.parent / "pyproject.toml"
+
+
+def _sources() -> dict[str, str]:
+    return {str(p.relative_to(ROOT)): p.read_text() for p in ROOT.rglob("*.py")}
+
+
+def _imports(text: str) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_one_git_runner() -> None:
+    # Every git child is started by repo/gitrun.py; the only other subprocess user is the CLI's self-invocation.
+    users = {name for name, text in _sources().items() if "subprocess" in _imports(text)}
+    assert users <= {"repo/gitrun.py", "cli/github.py"}, users
+    assert "repo/gitrun.py" in users
+
+
+def test_one_retry_policy_and_retry_after_parser() -> None:
+    sources = _sources()
+    parsers = {name for name, text in sources.items() if re.search(r"""["']retry-after["']""", text)}
+    assert parsers == {"core/retry.py"}
+    assert not any("tenacity" in _imports(text) for text in sources.values())
+    assert "tenacity" not in PYPROJECT.read_text()
+
+
+def test_one_run_url_parser() -> None:
+    holders = {name for name, text in _sources().items() if re.search(r"actions/runs/\(", text)}
+    assert holders == {"ci/runurl.py"}
