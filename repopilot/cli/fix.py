@@ -33,6 +33,7 @@ from ..core import (
     ToolRegistry,
     TraceRecorder,
     UsageError,
+    load_trace,
     redact_text,
     trace_path,
 )
@@ -140,13 +141,14 @@ def _load_proposal(trace: RunTrace) -> Proposal:
 
 
 def approve_run(run_id: str, *, repo: Path | None = None, sha256: str | None = None,
-                who: str | None = None) -> Proposal:
+                who: str | None = None, onto_current: bool = False) -> Proposal:
     """Apply the recorded proposal of `run_id` on branch `repopilot/<run_id>` and record the approval."""
     with _run_lock(run_id):
-        return _approve(run_id, repo=repo, sha256=sha256, who=who)
+        return _approve(run_id, repo=repo, sha256=sha256, who=who, onto_current=onto_current)
 
 
-def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | None) -> Proposal:
+def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | None,
+             onto_current: bool = False) -> Proposal:
     rec = TraceRecorder.resume(run_id)
     t = rec.trace
     proposal = _load_proposal(t)
@@ -167,7 +169,8 @@ def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | N
     root = open_repo(repo or t.repo or ".")
     who = who or _who()
     applied = apply_fix(root, proposal.diff, run_id=run_id, sha256=proposal.sha256,
-                        explanation=proposal.explanation, who=who)
+                        explanation=proposal.explanation, who=who, base=proposal.base,
+                        base_branch=proposal.base_branch, onto_current=onto_current)
     proposal = proposal.model_copy(update={"decision": "approved", "decided_by": who, "decided_at": now_iso(),
                                            "branch": applied.branch, "commit": applied.commit})
     t.proposal = proposal.model_dump(mode="json")
@@ -292,10 +295,37 @@ def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, m
 def approve(
     run_id: str = typer.Argument(..., help="The run whose proposal to apply."),
     repo: Path | None = typer.Option(None, "--repo", help="The repository (default: the run's)."),
-    sha256: str | None = typer.Option(None, "--sha256", help="The sha256 you were shown; refused if it differs."),
+    sha256: str | None = typer.Option(None, "--sha256", help="The sha256 you were shown; refused if it differs. "
+                                      "Without it the diff is shown and you are asked (a terminal is needed)."),
+    onto_current: bool = typer.Option(False, "--onto-current",
+                                      help="Apply even though HEAD moved or changed branch since the proposal "
+                                           "(the new branch then starts from the current HEAD)."),
 ) -> None:
     """Apply a run's proposed diff as one commit on a new branch repopilot/RUN_ID."""
-    approve_run(run_id, repo=repo, sha256=sha256)
+    if sha256 is None:
+        sha256 = _sha256_from_person(run_id)
+    approve_run(run_id, repo=repo, sha256=sha256, onto_current=onto_current)
+
+
+def _sha256_from_person(run_id: str) -> str | None:
+    """Without --sha256 the person must see the diff being approved: the trace file could have been rewritten
+    consistently (diff and sha256 together) since `fix` showed it. On a terminal: show it and ask (default No);
+    otherwise refuse. None when the run is already decided (approve_run says so; nothing is applied)."""
+    proposal = _load_proposal(load_trace(run_id))
+    if proposal.decision is not None:
+        return None
+    if not _stdin_is_terminal():
+        raise UsageError(f"approving run {run_id} without a terminal needs --sha256 SHA (the sha256 printed with "
+                         "the diff you reviewed), so that exactly that diff is applied; nothing was applied")
+    _show_proposal(proposal)
+    try:
+        ok = typer.confirm(f"Apply this diff as one commit on a new branch repopilot/{run_id}?", default=False)
+    except typer.Abort:  # Ctrl-C or end of input: no answer is not a yes
+        ok = False
+    if not ok:
+        err.print(f"Not approved; nothing was applied. Run {run_id} still awaits approval.", markup=False)
+        raise typer.Exit(3)
+    return proposal.sha256
 
 
 def reject(

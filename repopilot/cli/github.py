@@ -33,7 +33,7 @@ _SUMMARY_LIMIT = 1024 * 1024 - 1024  # bytes; GitHub refuses larger step summari
 _DIAGNOSE_TIMEOUT = 30 * 60  # seconds; a runaway diagnosis must not hold a runner for its whole 6 h
 
 github_app = typer.Typer(help="GitHub Actions integration: fetch run logs, report on a failed run.",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 
 
 @github_app.command("logs")

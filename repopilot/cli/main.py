@@ -79,6 +79,9 @@ def build_app(command: str | None = None) -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        # Help is plain text: with rich markup, help text such as `…/runs/RUN_ID[/job/JOB_ID]` was read as a
+        # closing tag (MarkupError), and flags were listed with a `<bool>` placeholder. Every sub-app says the same.
+        rich_markup_mode=None,
     )
     built.callback()(_root)
     modules = [_COMMANDS[command]] if command in _COMMANDS else sorted(set(_COMMANDS.values()))

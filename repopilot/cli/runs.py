@@ -276,10 +276,12 @@ def trace_export(
 
 
 def register(app: typer.Typer) -> None:
-    runs_app = typer.Typer(help="Recorded runs: list them, show one as a timeline.", no_args_is_help=True)
+    runs_app = typer.Typer(help="Recorded runs: list them, show one as a timeline.", no_args_is_help=True,
+                           rich_markup_mode=None)
     runs_app.command("list")(runs_list)
     runs_app.command("show")(runs_show)
     app.add_typer(runs_app, name="runs")
-    trace_app = typer.Typer(help="Export a recorded run: an HTML page, OpenTelemetry spans.", no_args_is_help=True)
+    trace_app = typer.Typer(help="Export a recorded run: an HTML page, OpenTelemetry spans.", no_args_is_help=True,
+                            rich_markup_mode=None)
     trace_app.command("export")(trace_export)
     app.add_typer(trace_app, name="trace")

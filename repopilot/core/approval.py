@@ -30,6 +30,7 @@ class Proposal(BaseModel):
     run_id: str | None = None
     # The commit the diff was validated against; the apply starts from HEAD at approval time.
     base: str | None = None
+    base_branch: str | None = None  # the branch HEAD was on then (None: detached, or an older trace)
     decision: Decision | None = None
     decided_by: str | None = None
     decided_at: str | None = None

@@ -17,7 +17,7 @@ from .diff import InvalidDiff, git_apply_args, validate_diff
 from .gitindex import temp_index
 from .gitrun import GitFailed, run_git
 
-__all__ = ["AppliedFix", "apply_fix", "branch_for", "find_applied"]
+__all__ = ["AppliedFix", "apply_fix", "branch_for", "find_applied", "head_branch"]
 
 _FALLBACK_IDENT = {"GIT_AUTHOR_NAME": "RepoPilot", "GIT_AUTHOR_EMAIL": "repopilot@localhost",
                    "GIT_COMMITTER_NAME": "RepoPilot", "GIT_COMMITTER_EMAIL": "repopilot@localhost"}
@@ -72,8 +72,34 @@ def _message(run_id: str, sha256: str, explanation: str, who: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def apply_fix(root: Path, diff: str, *, run_id: str, sha256: str, explanation: str, who: str) -> AppliedFix:
-    """Commit `diff` on top of HEAD as branch `repopilot/<run_id>`. The diff must hash to `sha256`."""
+def head_branch(root: Path) -> str | None:
+    """The branch HEAD is on, or None when HEAD is detached."""
+    name = run_git(root, ["symbolic-ref", "--quiet", "--short", "HEAD"], check=False).strip()
+    return name or None
+
+
+def _check_base(root: Path, base: str, base_branch: str | None) -> None:
+    """Refuse when HEAD is not where the proposal was made: the new branch would start from HEAD, so it would
+    carry commits nobody reviewed together with this diff."""
+    head = run_git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False).strip()
+    branch = head_branch(root)
+    if head == base and (base_branch is None or branch == base_branch):
+        return
+    where = f"{base[:12]} on {base_branch or 'a detached HEAD'}"
+    now = f"{head[:12] or 'no commit'} on {branch or 'a detached HEAD'}"
+    extra = run_git(root, ["rev-list", "--count", f"{base}..{head}"], check=False).strip() if head else ""
+    carried = f"; {extra} commit(s) on HEAD are not in that base" if extra.isdigit() and extra != "0" else ""
+    raise ApprovalError(f"HEAD has changed since the proposal was made: it was checked against {where}, HEAD is "
+                        f"now {now}{carried}. The new branch would start from the current HEAD and carry what "
+                        "was not reviewed with this diff; nothing was applied. To apply it on top of the current "
+                        "HEAD anyway, approve again with --onto-current")
+
+
+def apply_fix(root: Path, diff: str, *, run_id: str, sha256: str, explanation: str, who: str,
+              base: str | None = None, base_branch: str | None = None, onto_current: bool = False) -> AppliedFix:
+    """Commit `diff` on top of HEAD as branch `repopilot/<run_id>`. The diff must hash to `sha256`. With `base`
+    (the commit the proposal was checked against; `base_branch` its branch), HEAD must still be there unless
+    `onto_current`."""
     if diff_sha256(diff) != sha256:
         raise ApprovalError("the diff does not match its recorded sha256; refusing to apply an altered proposal")
     branch = branch_for(run_id)
@@ -93,6 +119,8 @@ def apply_fix(root: Path, diff: str, *, run_id: str, sha256: str, explanation: s
     if checked.diff != diff:
         # validate_diff only ever adds a final newline; a recorded diff always has one already.
         raise ApprovalError("the recorded diff is not in its normalised form; refusing to apply it")
+    if base is not None and not onto_current:
+        _check_base(root, base, base_branch)
     env_ident = _ident_env(root)
     with temp_index(root, checked.base) as env:
         run_git(root, git_apply_args(checked.strip), input=diff, env=env)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core import ApprovalRequired, EndRun, Proposal, Tool, ToolContext, redact_text
+from .apply import head_branch
 from .diff import InvalidDiff, validate_diff
 
 __all__ = ["APPLIED_BRANCH", "MAX_EXPLANATION_CHARS", "MAX_INVALID_PROPOSALS", "propose_fix_tool"]
@@ -60,7 +61,8 @@ def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS) ->
                              f"{max_invalid} allowed; the run stops without a fix.") from None
             raise InvalidDiff(f"{exc} ({left} {'attempt' if left == 1 else 'attempts'} left)") from None
         proposal = Proposal.make(checked.diff, explanation.strip(), files=checked.files,
-                                 tool_call_id=ctx.tool_call_id, run_id=ctx.run_id, base=checked.base)
+                                 tool_call_id=ctx.tool_call_id, run_id=ctx.run_id, base=checked.base,
+                                 base_branch=head_branch(root))
         recorded[ctx.tool_call_id] = proposal.model_dump(mode="json")
         files = ", ".join(checked.files)
         raise ApprovalRequired(proposal, f"proposal recorded ({files}; +{checked.added}/-{checked.removed}); "

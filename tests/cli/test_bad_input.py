@@ -525,7 +525,7 @@ def test_secrets_never_reach_output_traces_or_the_page(git_repo: Path, tmp_path:
              for i, text in enumerate(seen) for secret in SECRETS if secret in text]
     assert not leaks, "\n".join(f"{i} {s[:12]} after: {c!r}" for i, s, c in leaks)
     # An approval still works on the redacted trace: the diff had no secret in it.
-    assert _cli(["approve", fix_run["run_id"]], capsys)[0] == 0
+    assert _cli(["approve", fix_run["run_id"], "--sha256", diff_sha256(FIX)], capsys)[0] == 0
 
 
 @pytest.mark.parametrize("as_json", [False, True])

@@ -137,7 +137,7 @@ def test_approve_applies_once_and_records_who_when_sha(git_repo: Path, log: Path
     before = _state(git_repo)
     monkeypatch.setenv("USER", "alice")
     capsys.readouterr()
-    assert main(["approve", run_id]) == 0
+    assert main(["approve", run_id, "--sha256", diff_sha256(FIX)]) == 0
     assert f"repopilot/{run_id}" in capsys.readouterr().out
     head, status, calc, _ = _state(git_repo)
     assert (head, status, calc) == before[:3]
@@ -242,7 +242,7 @@ def test_resume_after_reject_tells_the_model_the_reason(git_repo: Path, log: Pat
 def test_resume_after_approval_reaches_a_final_answer(git_repo: Path, log: Path, script: Script, runs: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     run_id = _fix_awaiting(git_repo, log, capsys, runs)
-    assert main(["approve", run_id]) == 0
+    assert main(["approve", run_id, "--sha256", diff_sha256(FIX)]) == 0
     capsys.readouterr()
     assert main(["resume", run_id]) == 0
     assert FINAL in capsys.readouterr().out
@@ -403,13 +403,13 @@ def test_a_run_in_use_by_another_process_is_refused(git_repo: Path, log: Path, s
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         capsys.readouterr()
-        assert main(["approve", run_id]) == 2
+        assert main(["approve", run_id, "--sha256", diff_sha256(FIX)]) == 2
         assert "in use by another" in capsys.readouterr().err
         assert main(["resume", run_id]) == 2
     finally:
         holder.kill()
         holder.wait()
-    assert main(["approve", run_id]) == 0  # the lock went with its process
+    assert main(["approve", run_id, "--sha256", diff_sha256(FIX)]) == 0  # the lock went with its process
 
 
 def test_a_reused_call_id_after_approval_never_reopens_the_proposal(
@@ -424,7 +424,7 @@ def test_a_reused_call_id_after_approval_never_reopens_the_proposal(
     monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: False)
     assert main(["fix", str(log), "--repo", str(git_repo)]) == 3
     run_id = _run_ids()[-1]
-    assert main(["approve", run_id, "--repo", str(git_repo)]) == 0
+    assert main(["approve", run_id, "--repo", str(git_repo), "--sha256", diff_sha256(FIX)]) == 0
     assert main(["resume", run_id]) == 0
     trace = load_trace(run_id)
     assert trace.status == "completed" and trace.answer == FINAL

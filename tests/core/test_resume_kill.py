@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from repopilot.core import load_trace
+from repopilot.core import diff_sha256, load_trace
 
 FIX = """--- a/src/calc.py
 +++ b/src/calc.py
@@ -176,7 +176,7 @@ def test_resume_after_sigkill(tmp_path: Path, git_repo: Path, kill: str) -> None
         if status == "completed":
             break
         if status == "awaiting_approval":
-            h.run("approve", run_id)
+            h.run("approve", run_id, "--sha256", diff_sha256(FIX))
         else:
             h.run("resume", run_id)
     assert h.killed(), f"the kill point {kill} was never reached"
