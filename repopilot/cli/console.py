@@ -73,8 +73,9 @@ def diff_view(diff: str) -> Syntax:
     return Syntax(visible(diff), "diff", theme="ansi_dark", background_color="default")
 
 
-def shown(text: object, *, newlines: bool = True) -> str:
-    """Untrusted text for a rich string with markup on: sanitised, then its `[...]` escaped."""
+def shown(text: object, *, newlines: bool = False) -> str:
+    """Untrusted text for a rich string with markup on: sanitised, then its `[...]` escaped. One line unless
+    `newlines`: a name holding a newline must not be able to print a line of its own."""
     return escape(visible(str(text), newlines=newlines))
 
 

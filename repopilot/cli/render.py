@@ -9,12 +9,11 @@ from enum import StrEnum
 from functools import partial
 
 from rich.console import Console
-from rich.markup import escape
 
 from ..ci import RENDERERS, DiagnosisReport
 from ..ci.render import Renderer, split_lines
-from ..core.sanitize import visible
 from .console import out
+from .console import shown as _t  # untrusted text in markup: sanitised, then `[...]` escaped
 
 __all__ = ["FORMATS", "Format", "render_text", "renderer"]
 
@@ -26,11 +25,6 @@ class Format(StrEnum):
     json = "json"
     markdown = "markdown"
     github = "github"
-
-
-def _t(text: str, *, newlines: bool = False) -> str:
-    """Untrusted text inside a rich markup string: sanitised, then its `[...]` escaped."""
-    return escape(visible(text, newlines=newlines))
 
 
 def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:

@@ -147,7 +147,7 @@ def _print_section(title: str) -> None:
 
 def _print_bold(text: str) -> None:
     if stdout_is_terminal():
-        out.print(f"[bold]{shown(text)}[/bold]")
+        out.print(f"[bold]{shown(text, newlines=True)}[/bold]")
     else:
         out.print(text, markup=False)
 
