@@ -69,7 +69,9 @@ def _spans(values: Iterable[Any]) -> set[int]:
     return out
 
 
-_PROJECT = re.compile(r"\bmake/(?P<eco>[\w.+-]+)/(?P<proj>[\w.+-]+)")
+# `make/python/make.py:pytest_parametrize` -> python/pytest_parametrize: the small project a case was made from
+# (the same project rendered in several shapes is one group).
+_PROJECT = re.compile(r"\bmake/(?P<eco>[\w.+-]+)/(?P<proj>[\w.+-]+)(?::(?P<func>[\w.+-]+))?")
 
 
 def load_corpus(root: Path) -> list[Case]:
@@ -79,7 +81,7 @@ def load_corpus(root: Path) -> list[Case]:
         d = lab.parent
         label = tomllib.loads(lab.read_text())
         m = _PROJECT.search(str(label.get("made_by", "")))
-        project = f"{m.group('eco')}/{m.group('proj')}" if m else f"{d.parent.name}/{d.name}"
+        project = f"{m.group('eco')}/{m.group('func') or m.group('proj')}" if m else f"{d.parent.name}/{d.name}"
         cases.append(Case("corpus", f"{d.parent.name}/{d.name}", d / "fail.log", label["ecosystem"], project,
                           _spans(label["causal"]), _spans(label.get("context", [])), label["category"],
                           label.get("tool", ""), label.get("shape", "")))

@@ -113,6 +113,8 @@ class Diagnosis:
     baseline_dropped: int = 0
     llm_summary: str | None = None
     llm_hint: str | None = None
+    confidence: float = 0.0  # how sure the category is: the one confidence reported and acted on
+    located: bool = False  # the causal lines were chosen by the locator (no rule fired confidently)
 
 
 def _int(value: str | None) -> int | None:
@@ -178,6 +180,7 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
 
     failures: list[Failure] = []
     seen: dict[tuple[str, str], Failure] = {}
+    group_lines = [g.line for g in res.groups]
     for hit in res.hits:
         text = res.text.get(hit.line, "")
         if hit.line in dropped:
@@ -201,7 +204,7 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
         f = _failure(hit)
         seen[key] = f
         f.score = f.confidence
-        if hit.line in res.in_script:
+        if hit.line in res.in_script and _group_closes(hit.line, res.endgroups, group_lines):
             f.score -= 0.5
             f.note = "inside a step's script header (the command, not its output)"
         elif f.category != "infrastructure" and _in_passed_class(hit.first, hit.last, res.passed_classes):
@@ -286,6 +289,17 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
         diag.escalation_reason = ("no rule fired" if top is None else
                                   f"no confident rule: best {top.rule} scored {top.score:.2f} < {CONFIDENT}")
     return diag
+
+
+def _group_closes(n: int, endgroups: list[int], group_lines: list[int]) -> bool:
+    """Whether the `##[group]` holding line `n` is closed by an `##[endgroup]` before the next group starts. The
+    runner closes a step's script header at once; a group that never closes (a log cut from `gh run view`, a
+    hand-made one) holds the step's output, not its script."""
+    i = bisect.bisect_right(endgroups, n)
+    if i == len(endgroups):
+        return False
+    nxt = bisect.bisect_right(group_lines, n)
+    return nxt == len(group_lines) or endgroups[i] < group_lines[nxt]
 
 
 def _in_passed_class(first: int, last: int, spans: list[tuple[int, int]]) -> bool:

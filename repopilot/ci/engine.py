@@ -16,10 +16,13 @@ from .cache import cache_dir
 from .catalog import Catalog, load_catalog
 from .diagnosis import Diagnosis, build_diagnosis
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
+from .located import apply_locator
+from .locator import LocatorModel, candidates, default_model
 from .report import DiagnosisReport
 from .runurl import run_id_of
 from .scanner import Scanner
 from .sources import LogInput, open_sources
+from .verdict import decide_category
 
 __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_report"]
 
@@ -57,7 +60,8 @@ def default_scanner(engine: str | None = None, *, size: int | None = None) -> Sc
 
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
                    recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
-                   scanner: Scanner | None = None, progress: Callable[[int], None] | None = None) -> Result:
+                   scanner: Scanner | None = None, progress: Callable[[int], None] | None = None,
+                   locator: LocatorModel | None = None) -> Result:
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
     sc = scanner or default_scanner(size=log.size)
@@ -67,10 +71,11 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
         raise InputError(f"{log.name} is empty: nothing to diagnose")
     dropped: set[int] = set()
     if baseline is not None:
-        candidates = {n: t for n, t in res.text.items()}
-        dropped = seen_in_baseline(baseline, candidates)
+        dropped = seen_in_baseline(baseline, candidates(res))
     diag = build_diagnosis(res, name=log.name, source=log.source, run_id=run_id_of(log.source), job=log.job,
                            catalog_version=_catalog(sc).version, dropped=dropped)
+    apply_locator(diag, res, locator or default_model(), dropped)
+    decide_category(diag, res)
     excerpt = build_excerpt(diag, token_budget)
     outcome: dict[str, Any] | None = None
     if recorder is not None:
@@ -79,10 +84,16 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
                    if top else "no rule fired")
         recorder.step("decision", result=verdict, detail={
             "decision": "rules", "log": log.name, "engine": res.engine, "lines": res.lines,
-            "category": diag.category, "confident": diag.confident,
+            "category": diag.category, "confident": diag.confident, "confidence": diag.confidence,
             "fired": [{"rule": f.rule, "line": f.trigger, "confidence": f.confidence, "score": round(f.score, 3),
                        "causal": f.causal} for f in diag.failures[:30]],
             "decisions": diag.decisions[:100]})
+        located = next((d for d in diag.decisions if d.get("decision") == "locator"), None)
+        if located is not None:
+            recorder.step("decision", result=f"locator chose {len(diag.error_lines)} lines", detail=located)
+        category = next((d for d in diag.decisions if d.get("decision") == "category"), None)
+        if category is not None:
+            recorder.step("decision", result=f"category {diag.category} ({diag.confidence:.2f})", detail=category)
     if not diag.confident and model is not None:
         rec = recorder or TraceRecorder.start("diagnose", f"diagnose {log.name}", model=model.model,
                                               provider=getattr(model, "provider", None))
@@ -138,6 +149,7 @@ def to_report(result: Result) -> DiagnosisReport:
         "category": d.category, "decided_by": d.decided_by, "error_lines": d.error_lines, "failures": failures,
         "excerpt": {"ranges": ex.ranges, "tokens": ex.tokens, "text": ex.text, "folded": ex.folded},
         "source": d.source, "run_id": d.run_id, "log": d.name, "job": d.job, "lines": d.lines, "bytes": d.size,
-        "engine": d.engine, "catalog_version": d.catalog_version, "confident": d.confident, "failing_step": step,
+        "engine": d.engine, "catalog_version": d.catalog_version, "confident": d.confident,
+        "confidence": round(d.confidence, 3), "failing_step": step,
         "escalation_reason": (d.escalation_reason or None) if not d.confident else None,
         "summary": d.llm_summary or None, "hint": d.llm_hint or None, "baseline_dropped": d.baseline_dropped})

@@ -104,6 +104,9 @@ class DiagnosisReport(BaseModel):
     engine: str = ""
     catalog_version: str = ""
     confident: bool = False
+    # How sure the category is (0-1): the one confidence that decided it and that is printed; below 0.5 the
+    # category is `unknown`.
+    confidence: float = 0.0
     failing_step: FailingStep | None = None
     escalation_reason: str | None = None
     summary: str | None = None  # the model's one sentence, when it decided

@@ -107,6 +107,8 @@ class ScanResult:
     in_script: set[int] = field(default_factory=set)  # hit lines inside a step's `##[group]Run` header
     hits_dropped: int = 0  # flagged lines beyond the cap on hits
     capped: dict[str, int] = field(default_factory=dict)  # rule id -> its hits not examined (past the cap)
+    # The last command echoes near the end (`$ cmd`, `+ cmd`, a Jenkins stage): what the failing step ran.
+    commands: list[Marker] = field(default_factory=list)
 
     def line_text(self, n: int) -> str | None:
         return self.text.get(n)
@@ -243,6 +245,34 @@ def _whole_lines(stream: BinaryIO, size: int, res: ScanResult) -> Iterator[bytes
         yield block
 
 
+# How shells and CI systems echo a command: GitLab/plain `$ cmd`, `set -x`/Jenkins `+ cmd`, Travis
+# `travis_time:start:ID\r$ cmd`, a Jenkins stage `[Pipeline] { (Name)`.
+_COMMAND_ECHOES = (b"\n$ ", b"\n+ ", b"\r$ ", b"\n[Pipeline] { (")
+_KEEP_COMMANDS = 4
+
+
+def _last_commands(window: Window) -> list[Marker]:
+    """The last few command echoes of each kind in the chunks still in memory, found backwards with `rfind` (a
+    few calls, whatever the log's size)."""
+    found: dict[int, Marker] = {}
+    for chunk in reversed(window.chunks):
+        data = chunk.data
+        for echo in _COMMAND_ECHOES:
+            end = len(data)
+            for _ in range(_KEEP_COMMANDS):
+                at = data.rfind(echo, 0, end)
+                if at == -1:
+                    break
+                n = chunk.first + data.count(b"\n", 0, at + 1)
+                if n not in found and n <= chunk.last:
+                    chunk.anchor(n, at + 1 if echo[0] == 10 else data.rfind(b"\n", 0, at) + 1)
+                    found[n] = Marker(n, display_text(chunk.clean(n)))
+                end = at
+        if len(found) >= _KEEP_COMMANDS:
+            break
+    return [found[n] for n in sorted(found)]
+
+
 class Scanner:
     """Compiled once per catalog; `scan()` may be called for many logs."""
 
@@ -300,6 +330,7 @@ class Scanner:
         res.lines = next_line - 1
         res.passed_classes = state.classes.sorted_spans()
         res.keywords = self._tail_keywords(window)
+        res.commands = _last_commands(window)
         if window.chunks:
             window.chunks[-1].anchor_tail(_TAIL)
         for n in range(max(1, res.lines - _TAIL + 1), res.lines + 1):

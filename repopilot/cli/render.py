@@ -33,7 +33,9 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
     head = f"[bold]{_t(report.name())}[/bold]: [{colour} bold]{cat}[/{colour} bold] (decided by {report.decided_by}"
     failures = report.causal_failures()
     if failures and report.decided_by == "rules":
-        head += f", rule {_t(failures[0].rule)}, confidence {failures[0].confidence:.2f}"
+        head += f", rule {_t(failures[0].rule)}"
+    # One confidence: the diagnosis's own (how sure the category is), the one that decided it.
+    head += f", confidence {report.confidence:.2f}"
     lines = [head + ")"]
     step = report.failing_step
     if step is not None and step.name:

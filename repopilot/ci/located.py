@@ -1,0 +1,66 @@
+"""What the locator adds to a diagnosis: where no rule fired confidently, its lines become the causal lines and
+its blocks the failures the excerpt shows; every chosen line is recorded with the features that chose it."""
+
+from __future__ import annotations
+
+from .diagnosis import CONFIDENT, Diagnosis, Failure, is_trailer
+from .locator import LocatorModel, candidates, locate
+from .scanner import ScanResult
+
+__all__ = ["LOCATOR_RULE", "apply_locator"]
+
+LOCATOR_RULE = "locator"
+_WEAK_RULES = {"github.error-annotation"}  # evidence that says only where, not what
+_MAX_BLOCKS = 8
+
+
+def _strong(f: Failure) -> bool:
+    return f.causal and f.score >= CONFIDENT and f.rule not in _WEAK_RULES
+
+
+def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped: set[int] | None = None) -> None:
+    """Rules decide where they fire; where none fired confidently, the locator chooses the causal lines."""
+    if any(_strong(f) for f in diag.failures):
+        diag.decisions.append({"decision": "locator not used", "why": "a rule fired confidently"})
+        return
+    texts = candidates(res)
+    step = diag.step
+    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t)}
+    found = locate(texts, total=res.lines, model=model, exclude=skip,
+                   step_start=step.header_line if step is not None and step.header_line else None,
+                   step_error_line=step.error_line if step is not None else None)
+    if not found.lines:
+        diag.decisions.append({"decision": "locator found nothing", "candidates": found.candidates,
+                               "why": f"no candidate line reached {model.threshold:.2f}"})
+        return
+    by_line = {s.line: s for s in found.lines}
+    blocks = []
+    for a, b in found.blocks:
+        best = max((by_line[n] for n in range(a, b + 1) if n in by_line), key=lambda s: s.probability)
+        blocks.append((best.probability, a, b, best))
+    blocks.sort(key=lambda x: (-x[0], x[1]))
+    located: list[Failure] = []
+    for p, a, b, best in blocks[:_MAX_BLOCKS]:
+        text = texts.get(best.line, "")
+        why = ", ".join(name for name, _ in best.why) or "its place in the log"
+        located.append(Failure(
+            rule=LOCATOR_RULE, category="unknown", confidence=round(p, 3), message=text.strip()[:300], first=a,
+            last=b, trigger=best.line, tool=None, score=round(p, 3), causal=True,
+            in_failing_step=step is not None and (step.header_line or 1) <= best.line <= step.error_line,
+            note=f"chosen by the locator ({why})",
+            hint="Read the marked lines: no rule knows this tool's output, so they were chosen by how error-like "
+                 "they are and where they sit."))
+    for f in diag.failures:
+        if f.causal and f.score < CONFIDENT:
+            f.causal = False
+    keep = {n for f in located for a, b in f.ranges() for n in range(a, b + 1)}
+    diag.failures = located + diag.failures
+    diag.error_lines = sorted(keep)
+    diag.texts = {**texts, **diag.texts}
+    diag.located = True
+    diag.decisions.append({
+        "decision": "locator", "shape": found.shape, "end": found.end, "candidates": found.candidates,
+        "threshold": model.threshold,
+        "lines": [{"line": s.line, "p": round(s.probability, 3), "why": [k for k, _ in s.why]}
+                  for s in sorted(found.lines, key=lambda s: s.line)[:60]],
+        "why": "no rule fired confidently; the locator ranked the candidate lines"})

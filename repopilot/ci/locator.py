@@ -1,0 +1,339 @@
+"""The rule-independent locator: a line-relevance model that ranks the lines of any log, whatever the tool.
+
+It never reads the whole log. Its candidates are the lines the scan already holds: the keyword lines near the
+end, the blocks rules flagged, the lines before each failing step's exit marker and the log's tail. Each
+candidate gets features of the line (error words and where they sit, `path:line[:col]` shapes, indentation and
+continuation, summary and trailer shapes, how rare its template is among the candidates), of its place (distance
+to the exit marker or the end, inside the failing step, after the last command) and of the log's shape (GitHub
+groups, GitLab sections, Travis folds, Jenkins stages, plain). A logistic model trained offline
+(bench/train_locator.py) turns them into a probability; its weights are data (`locator_weights.json`), read with
+the standard library. Inference is deterministic and explains itself: every chosen line keeps its top features.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .scanner import ScanResult
+
+__all__ = [
+    "FEATURES",
+    "Located",
+    "LocatorModel",
+    "Scored",
+    "candidates",
+    "default_model",
+    "detect_shape",
+    "feature_rows",
+    "locate",
+]
+
+SHAPES = ("github", "gitlab", "travis", "jenkins", "plain")
+
+# Line shapes. Each is searched on the display text of one candidate line.
+_ERR_WORD = re.compile(r"\b(?:error|errors|fatal|failed|failure|failures|fail|panic|exception|abort(?:ed)?|"
+                       r"crash(?:ed)?|segmentation fault|traceback)\b|ERR!|✗|✖|\u00d7|❌|💥", re.IGNORECASE)
+_ERR_START = re.compile(r"^\s*(?:\[?(?:error|fatal|fail(?:ed|ure)?|panic|critical|exception)\b\]?|E\s{2,}|"
+                        r"\w*(?:Error|Exception|Failure)\b:?|not ok\b|[✗✖\u00d7❌●]|-{3} FAIL|\(FAIL\))", re.IGNORECASE)
+_ERR_PREFIX = re.compile(r"^\s*(?:\S+:\s*)?(?:error|fatal)(?:\[\w+\])?:", re.IGNORECASE)
+_EXC_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Failure|Fault)\b")
+_PROBLEM = re.compile(r"\b(?:cannot|can't|could not|couldn't|unable to|not found|no such|undefined|undeclared|"
+                      r"missing|invalid|unexpected|unknown|unresolved|denied|refused|mismatch|incompatible|"
+                      r"not defined|not allowed|expected|violat\w*|forbidden|timed? ?out|killed|out of memory|"
+                      r"no space|would reformat|would be reformatted|reformatted|not formatted|differ)\b",
+                      re.IGNORECASE)
+_WARN = re.compile(r"\bwarn(?:ing)?s?\b|\bdeprecat\w*", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:0|no|zero) (?:errors?|failures?|failed|problems?|issues?)\b|\berrors?:? 0\b|"
+                      r"\bfailures?: 0\b|\bwithout errors?\b|error_?reporting|on_?error|\berror[-_]\w", re.IGNORECASE)
+_SUCCESS = re.compile(r"\b(?:passed|passing|success(?:ful(?:ly)?)?|succeeded|ok)\b|✓|✔", re.IGNORECASE)
+_PATH_LINE = re.compile(r"[\w./\\-]+\.[A-Za-z]\w{0,9}(?::\d+|\(\d+(?:,\d+)?\)|:\[\d+(?:,\d+)?\])")
+_PATH_LINE_COL = re.compile(r"[\w./\\-]+\.[A-Za-z]\w{0,9}(?::\d+:\d+|\(\d+,\d+\)|:\[\d+,\d+\])")
+_LINE_WORD = re.compile(r"\bline \d+\b", re.IGNORECASE)
+_FRAME = re.compile(r"^\s+at [\w$.<>/]+[(\s]|^\s*File \".*\", line \d+|^\s*#\d+\s+0x[0-9a-f]+|^\s+\d+: 0x|"
+                    r"^\s*\.\.\. \d+ more|^\s+[\w/.-]+\.(?:go|rs|rb|js|ts|py|php|ex|exs):\d+|^\s*from \S+:\d+:in")
+_CARET = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~]+[\s\^~-]*$|^\s*\|\s*\^")
+_ASSERT = re.compile(r"\bassert\w*|\bexpected\b|\bactual\b|\breceived\b|\bto (?:equal|be|have|match)\b|"
+                     r"\bgot\b|!=|==|\bwant\b|\bdiffer", re.IGNORECASE)
+_SUMMARY = re.compile(r"\b\d+ (?:failed|errors?|passed|failures?|tests?|examples?|skipped|problems?|warnings?|"
+                      r"files?)\b|\bTests run:|\btests? (?:failed|passed)\b", re.IGNORECASE)
+_TRAILER = re.compile(r"(?:Process completed|exited|exit(?:ed)? (?:with )?(?:code|status)|returned exit code|"
+                      r"Job failed|Build step|Finished: (?:FAILURE|ABORTED|UNSTABLE)|make(?:\[\d+\])?: \*\*\*|"
+                      r"A complete log of this run|npm ERR! (?:code|errno|path|command|syscall|Lifecycle|"
+                      r"Failed at|This is probably|A complete)|ELIFECYCLE|Command failed with exit code|"
+                      r"BUILD FAILED|BUILD FAILURE|error: could not compile|Your build exited|"
+                      r"FAILURE: Build failed with an exception)", re.IGNORECASE)
+_COMMAND = re.compile(r"^(?:\$ |\+ |> |\[command\]|Run |##\[group\]Run )")
+_RUNNER = re.compile(r"^(?:##\[(?:group|endgroup|debug|section)|\[Pipeline\]|section_(?:start|end):|travis_(?:fold|"
+                     r"time):|Post job cleanup|Cleaning up orphan|Current runner version|Stage \")")
+_PROGRESS = re.compile(r"\b(?:Downloading|Downloaded|Download|Fetching|Installing|Installed|Collecting|Resolving|"
+                       r"Requirement already|Compiling|Building|Checking|Running|Unpacking|Preparing|Using|"
+                       r"Setting up|Get:\d+|Progress|Pulling|Extracting)\b|\d+%|\[=+", re.IGNORECASE)
+_LEVEL_INFO = re.compile(r"^\s*\[?(?:INFO|DEBUG|TRACE|NOTE|notice)\]?\b", re.IGNORECASE)
+_LEVEL_ERR = re.compile(r"^\s*\[(?:ERROR|FATAL|SEVERE|CRITICAL|ERR)\]")
+_GH_ERROR = re.compile(r"^##\[error\]")
+_INDENT = re.compile(r"^(\s*)")
+_TEMPLATE_TOKEN = re.compile(r"[^\s]*[\d/\\.:=][^\s]*|\"[^\"]*\"|'[^']*'")
+_CONT = re.compile(r"^\s+\S|^\s*[|│>^~]")
+_EXIT_MARKER = re.compile(
+    r"^(?:##\[error\]Process completed with exit code|ERROR: Job failed|The command \".*\" exited with|"
+    r"ERROR: script returned exit code|Build step '.*' marked build as failure|Finished: (?:FAILURE|ABORTED)|"
+    r"Done\. Your build exited with [1-9])")
+
+_LINE_FEATURES = (
+    "err_word", "err_start", "err_prefix", "exc_name", "problem", "warn", "negated", "success", "path_line",
+    "path_line_col", "line_word", "frame", "caret", "assert", "summary", "trailer", "command", "runner",
+    "progress", "level_info", "level_err", "gh_error", "blank", "indent", "indent_deep", "len_log", "upper_frac",
+    "digit_frac", "punct_frac", "rare", "template_log", "first_of_template",
+)
+_PLACE_FEATURES = (
+    "end_le5", "end_le20", "end_le60", "end_le200", "end_far", "after_end", "in_step", "after_command",
+    "prev_err", "next_err", "cont_of_err", "near_err_density", "near_path_density", "block_pos",
+)
+FEATURES: tuple[str, ...] = (*_LINE_FEATURES, *_PLACE_FEATURES, *(f"shape_{s}" for s in SHAPES))
+
+
+@dataclass(frozen=True)
+class LocatorModel:
+    """Logistic weights over FEATURES (standardised with `mean`/`scale`), and the decision thresholds."""
+
+    features: tuple[str, ...]
+    coef: tuple[float, ...]
+    bias: float
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    threshold: float = 0.5
+    max_lines: int = 40
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LocatorModel:
+        feats = tuple(data["features"])
+        n = len(feats)
+        model = cls(features=feats, coef=tuple(float(x) for x in data["coef"]), bias=float(data["bias"]),
+                    mean=tuple(float(x) for x in data.get("mean", [0.0] * n)),
+                    scale=tuple(float(x) or 1.0 for x in data.get("scale", [1.0] * n)),
+                    threshold=float(data.get("threshold", 0.5)), max_lines=int(data.get("max_lines", 40)),
+                    info=dict(data.get("info", {})))
+        if not (len(model.coef) == len(model.mean) == len(model.scale) == n):
+            raise ValueError("locator weights: features, coef, mean and scale differ in length")
+        return model
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(self.features), "coef": list(self.coef), "bias": self.bias,
+                "mean": list(self.mean), "scale": list(self.scale), "threshold": self.threshold,
+                "max_lines": self.max_lines, "info": dict(self.info)}
+
+    def contributions(self, row: Mapping[str, float]) -> list[tuple[str, float]]:
+        return [(name, w * (row.get(name, 0.0) - mu) / sd)
+                for name, w, mu, sd in zip(self.features, self.coef, self.mean, self.scale, strict=True)]
+
+    def probability(self, row: Mapping[str, float]) -> float:
+        z = self.bias + sum(c for _, c in self.contributions(row))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+@lru_cache(maxsize=1)
+def default_model() -> LocatorModel:
+    data = (resources.files("repopilot.ci") / "locator_weights.json").read_text(encoding="utf-8")
+    return LocatorModel.from_dict(json.loads(data))
+
+
+def load_model(path: Path) -> LocatorModel:
+    return LocatorModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def detect_shape(texts: Iterable[str]) -> str:
+    """The CI system that wrote the log, from the markers among the lines the scan kept."""
+    seen = set()
+    for t in texts:
+        if t.startswith("##[") :
+            seen.add("github")
+        elif t.startswith("section_start:") or t.startswith("section_end:") or t.startswith("ERROR: Job failed"):
+            seen.add("gitlab")
+        elif t.startswith("travis_") or t.startswith("Done. Your build exited"):
+            seen.add("travis")
+        elif t.startswith("[Pipeline]") or t.startswith("Finished: "):
+            seen.add("jenkins")
+    for shape in SHAPES[:-1]:
+        if shape in seen:
+            return shape
+    return "plain"
+
+
+@dataclass
+class Scored:
+    line: int
+    probability: float
+    why: list[tuple[str, float]]  # the features that pushed it up most
+
+
+@dataclass
+class Located:
+    """The locator's choice: the lines, best first as scored, and the blocks they form in line order."""
+
+    lines: list[Scored]
+    blocks: list[tuple[int, int]]
+    shape: str
+    end: int
+    candidates: int
+
+
+def _template(text: str) -> str:
+    return _TEMPLATE_TOKEN.sub("*", text.strip().lower())[:60]
+
+
+def _line_row(text: str) -> dict[str, float]:
+    s = text.rstrip()
+    stripped = s.lstrip()
+    n = len(stripped)
+    indent = len(s) - n
+    row = {
+        "err_word": float(bool(_ERR_WORD.search(s))),
+        "err_start": float(bool(_ERR_START.search(s))),
+        "err_prefix": float(bool(_ERR_PREFIX.search(s))),
+        "exc_name": float(bool(_EXC_NAME.search(s))),
+        "problem": float(bool(_PROBLEM.search(s))),
+        "warn": float(bool(_WARN.search(s))),
+        "negated": float(bool(_NEGATED.search(s))),
+        "success": float(bool(_SUCCESS.search(s))),
+        "path_line": float(bool(_PATH_LINE.search(s))),
+        "path_line_col": float(bool(_PATH_LINE_COL.search(s))),
+        "line_word": float(bool(_LINE_WORD.search(s))),
+        "frame": float(bool(_FRAME.search(s))),
+        "caret": float(bool(_CARET.search(s))),
+        "assert": float(bool(_ASSERT.search(s))),
+        "summary": float(bool(_SUMMARY.search(s))),
+        "trailer": float(bool(_TRAILER.search(s))),
+        "command": float(bool(_COMMAND.search(s))),
+        "runner": float(bool(_RUNNER.search(s))),
+        "progress": float(bool(_PROGRESS.search(s))),
+        "level_info": float(bool(_LEVEL_INFO.search(s))),
+        "level_err": float(bool(_LEVEL_ERR.search(s))),
+        "gh_error": float(bool(_GH_ERROR.search(s))),
+        "blank": float(n == 0),
+        "indent": float(indent > 0),
+        "indent_deep": float(indent >= 4),
+        "len_log": math.log1p(n) / 5.0,
+    }
+    if n:
+        row["upper_frac"] = sum(c.isupper() for c in stripped) / n
+        row["digit_frac"] = sum(c.isdigit() for c in stripped) / n
+        row["punct_frac"] = sum(not c.isalnum() and not c.isspace() for c in stripped) / n
+    return row
+
+
+def _is_errorish(row: Mapping[str, float]) -> bool:
+    return bool(row.get("err_start") or row.get("err_prefix") or row.get("level_err") or row.get("exc_name")
+                or (row.get("err_word") and not row.get("negated") and not row.get("warn")))
+
+
+def find_end(texts: Mapping[int, str], total: int, step_error_line: int | None) -> int:
+    """The line where the failing step or job ended: the GitHub step's exit marker, else the last exit trailer of
+    another CI system among the candidates, else the last line."""
+    if step_error_line:
+        return step_error_line
+    ends = [n for n, t in texts.items() if _EXIT_MARKER.search(t)]
+    return max(ends) if ends else total
+
+
+def feature_rows(texts: Mapping[int, str], *, end: int, shape: str, step_start: int | None = None
+                 ) -> dict[int, dict[str, float]]:
+    """Features of every candidate line (`texts`: line number -> display text)."""
+    order = sorted(texts)
+    rows = {n: _line_row(texts[n]) for n in order}
+    templates = {n: _template(texts[n]) for n in order}
+    counts = Counter(templates.values())
+    first_seen: set[str] = set()
+    commands = [n for n in order if rows[n]["command"] and n <= end]
+    last_command = commands[-1] if commands else 0
+    errorish = {n for n in order if _is_errorish(rows[n])}
+    paths = {n for n in order if rows[n]["path_line"]}
+    for i, n in enumerate(order):
+        row = rows[n]
+        c = counts[templates[n]]
+        row["rare"] = float(c == 1)
+        row["template_log"] = math.log1p(c) / 5.0
+        row["first_of_template"] = float(templates[n] not in first_seen)
+        first_seen.add(templates[n])
+        dist = end - n
+        row["after_end"] = float(dist < 0)
+        if dist >= 0:
+            key = ("end_le5" if dist <= 5 else "end_le20" if dist <= 20 else "end_le60" if dist <= 60
+                   else "end_le200" if dist <= 200 else "end_far")
+            row[key] = 1.0
+        row["in_step"] = float(step_start is not None and step_start <= n <= end)
+        row["after_command"] = float(last_command > 0 and last_command < n <= end)
+        row["prev_err"] = float(n - 1 in errorish)
+        row["next_err"] = float(n + 1 in errorish)
+        above = [k for k in range(n - 3, n) if k in errorish]
+        row["cont_of_err"] = float(bool(above) and bool(_CONT.search(texts[n])) and n not in errorish)
+        row["near_err_density"] = sum(1 for k in range(n - 5, n + 6) if k in errorish and k != n) / 10.0
+        row["near_path_density"] = sum(1 for k in range(n - 5, n + 6) if k in paths and k != n) / 10.0
+        # Position inside the contiguous stretch of candidates it belongs to (a block's head carries the message).
+        row["block_pos"] = float(i > 0 and order[i - 1] == n - 1 and n - 1 in errorish)
+        row[f"shape_{shape}"] = 1.0
+    return rows
+
+
+def candidates(res: ScanResult) -> dict[int, str]:
+    """The lines the locator scores: every line the scan kept text for (rule blocks and their context, the lines
+    before exit markers, the tail) and the keyword lines near the end."""
+    texts = dict(res.text)
+    for m in res.tail:
+        texts.setdefault(m.line, m.text)
+    for m in res.keywords:
+        texts.setdefault(m.line, m.text)
+    return texts
+
+
+def locate(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_start: int | None = None,
+           step_error_line: int | None = None, exclude: Iterable[int] = (), shape: str | None = None) -> Located:
+    """Score every candidate line and choose the causal ones: those at or above the model's threshold (the best
+    one at least when any candidate is error-shaped), a single-line gap between chosen lines filled, at most
+    `max_lines`, nearest the end first when there are more."""
+    skip = set(exclude)
+    cand = {n: t for n, t in texts.items() if n not in skip}
+    shape = shape or detect_shape(cand.values())
+    end = find_end(cand, total, step_error_line)
+    rows = feature_rows(cand, end=end, shape=shape, step_start=step_start)
+    scored = []
+    for n, row in rows.items():
+        contrib = model.contributions(row)
+        z = model.bias + sum(c for _, c in contrib)
+        p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        why = sorted((c for c in contrib if c[1] > 0.05 and row.get(c[0], 0.0)), key=lambda c: -c[1])[:4]
+        scored.append(Scored(n, p, [(k, round(v, 2)) for k, v in why]))
+    chosen = [s for s in scored if s.probability >= model.threshold]
+    if not chosen and scored:
+        best = max(scored, key=lambda s: (s.probability, s.line))
+        if best.probability >= model.threshold / 2:
+            chosen = [best]
+    if len(chosen) > model.max_lines:
+        chosen = sorted(chosen, key=lambda s: (-s.probability, -s.line))[:model.max_lines]
+    picked = {s.line for s in chosen}
+    by_line = {s.line: s for s in scored}
+    for n in sorted(picked):
+        if n + 2 in picked and n + 1 not in picked and n + 1 in by_line:
+            chosen.append(by_line[n + 1])
+    picked = {s.line for s in chosen}
+    chosen.sort(key=lambda s: -s.probability)
+    return Located(lines=chosen, blocks=_blocks(sorted(picked)), shape=shape, end=end, candidates=len(cand))
+
+
+def _blocks(lines: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for n in lines:
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out

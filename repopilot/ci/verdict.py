@@ -1,0 +1,376 @@
+"""The category from what failed, not only from what was printed, with one confidence that means what it says.
+
+Evidence, each a (category, strength) with where it came from:
+- the rules that fired (the best causal failure, others of other categories less);
+- the failing step's command or name (`npm run lint`, `cargo fmt --check`, `tox -e typecheck`, a Jenkins stage),
+  a Make target that failed, the Maven plugin and goal (`maven-checkstyle-plugin:…:check`), the Gradle task;
+- the exit code's conventions (137: killed, usually out of memory; 143: terminated, usually a time limit);
+- the words of the causal lines (assertions, compiler errors, `would reformat`, `Could not resolve host`).
+Support for a category is the noisy-or of its evidence; the confidence is that support, lowered by the strongest
+evidence for a category that cannot also be true (a lint command whose output reads like a test failure). Below
+`SAY_UNKNOWN` the category is `unknown`: a low confidence rather than a confident wrong category.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from .diagnosis import CONFIDENT, Diagnosis
+from .scanner import ScanResult
+
+__all__ = ["SAY_UNKNOWN", "Evidence", "command_category", "decide_category", "gather_evidence"]
+
+SAY_UNKNOWN = 0.5  # below this confidence the category is `unknown`
+_RIVAL_WEIGHT = 0.7
+
+
+@dataclass(frozen=True)
+class Evidence:
+    category: str
+    strength: float
+    source: str  # rule | command | goal | task | exit-code | lines
+    detail: str
+
+
+# What a command runs, by the purpose of the check (the labelling guideline's categories). Specific tools first:
+# their purpose is their name; umbrella words (test, build, check, ci) run many checks and count less.
+_SPECIFIC: tuple[tuple[str, str], ...] = (
+    ("typecheck", r"\b(?:mypy|pyright|basedpyright|pytype|pyre|tsc\b[^|;&]*--noEmit|vue-tsc|flow(?: check)?|"
+                  r"srb tc|sorbet|steep|phpstan|psalm|dialyzer|typecheck|type-check|typecheck\w*|types?:check|"
+                  r"check-types|check:types|mix dialyzer|ty check)\b"),
+    ("lint", r"\b(?:lint\w*|eslint|tslint|stylelint|oxlint|biome (?:check|lint|ci)|ruff(?! format\b(?!.*--check))|"
+             r"flake8|pylint|pycodestyle|pydocstyle|bandit|black\b[^|;&]*--check|isort\b[^|;&]*--check|"
+             r"prettier\b[^|;&]*--(?:check|list-different)|fmt\b[^|;&]*--check|format\b[^|;&]*--check|"
+             r"--check-formatted|gofmt|goimports|golangci-lint|staticcheck|go vet|revive|rustfmt|clippy|"
+             r"rubocop|standardrb|reek|checkstyle|spotless\w*|ktlint|detekt|pmd|spotbugs|shellcheck|shfmt|"
+             r"yamllint|hadolint|actionlint|markdownlint|mdl|codespell|cspell|typos|vale|editorconfig\w*|"
+             r"clang-format|clang-tidy|cppcheck|cpplint|swiftlint|swiftformat|credo|phpcs|php-cs-fixer|pint|"
+             r"scalafmt|scalastyle|hlint|ormolu|stylua|luacheck|selene|tflint|terraform fmt|sqlfluff|djlint|"
+             r"htmlhint|jsonlint|taplo|nixfmt|alejandra|buf lint|protolint|licen[cs]e\w*|reuse lint|"
+             r"pre-commit|style\w*|dartfmt|dart format|dart analyze|mix format|cargo fmt|deno (?:lint|fmt)|"
+             r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat)\b"),
+    ("dependency", r"\b(?:npm (?:ci|install|i)|yarn(?: install)?(?= |$)|pnpm (?:install|i)|bun install|"
+                   r"pip (?:install|download|sync)|pip-compile|pip-sync|poetry (?:install|lock|update)|"
+                   r"uv (?:sync|lock|pip)|"
+                   r"pipenv (?:install|sync|lock)|conda (?:env )?(?:create|install|update)|bundle(?: install)?(?= |$)|"
+                   r"gem install|composer (?:install|update|validate)|go mod (?:download|tidy|verify)|go get|"
+                   r"cargo (?:fetch|update|generate-lockfile)|dotnet restore|nuget restore|mix deps\.get|"
+                   r"dependency:\w+|apt(?:-get)? install|apk add|brew install|vcpkg install|conan install|"
+                   r"swift package resolve|dart pub get|flutter pub get|pub get|cabal update|stack setup|"
+                   r"rebar3 get-deps|opam install|renv::restore|Pkg\.instantiate|install-deps|deps)\b"),
+    ("test", r"\b(?:pytest|py\.test|unittest|nose2?|tox|nox|jest|vitest|mocha|ava|jasmine|karma|tap|tape|"
+             r"playwright|cypress|rspec|minitest|cucumber|behave|phpunit|pest|codeception|go test|gotestsum|"
+             r"cargo (?:test|nextest)|ctest|dotnet test|mix test|exunit|busted|prove|bats|deno test|bun test|"
+             r"swift test|stack test|cabal test|dune (?:test|runtest)|lein test|sbt test|gradle\w* test|"
+             r"mvn\w* test|meson test|zig build test|julia .*Pkg\.test|R CMD check|testthat|elm-test|"
+             r"flutter test|dart test|test\w*|spec\w*|e2e)\b"),
+    ("build", r"\b(?:build\w*|compile\w*|make|cmake|ninja|meson compile|bazel build|cargo build|go build|"
+              r"javac|gcc|g\+\+|clang\+?\+?|cc|tsc|webpack|rollup|esbuild|vite build|parcel|next build|"
+              r"msbuild|dotnet build|swift build|swiftc|kotlinc|scalac|ghc|cabal build|stack build|dune build|"
+              r"zig build|mix compile|elm make|assemble\w*|package|jar|wheel|sdist|setup\.py|python -m build|"
+              r"docker build|buildx|podman build|sphinx-build|mkdocs build|hugo|jekyll|nix build|rebar3 compile|"
+              r"install)\b"),
+)
+_SPECIFIC_RX = tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _SPECIFIC)
+# Words that name several checks at once (`make check`, `npm test` running a linter first, `mvn verify`).
+_UMBRELLA = re.compile(r"^(?:test\w*|spec\w*|build\w*|make|install|package|check|verify|ci|all|compile\w*)$",
+                       re.IGNORECASE)
+
+# Maven plugins and Gradle tasks by what they check.
+_PLUGIN = (
+    ("test", r"surefire|failsafe|scalatest|jacoco|pitest|karma|jest|frontend.*test"),
+    ("build", r"compiler|kotlin|scala|jar|war|assembly|shade|antrun|exec|frontend|protoc|bundle|resources|"
+              r"install|deploy|source|gwt"),
+    ("lint", r"checkstyle|pmd|spotbugs|findbugs|spotless|license|rat|javadoc|formatter|fmt|editorconfig|"
+             r"sortpom|impsort|forbiddenapis|animal-sniffer|revapi|japicmp|clirr|modernizer|errorprone|ktlint|"
+             r"detekt|cpd|duplicate-finder|tidy"),
+    ("dependency", r"dependency|versions|flatten|enforcer"),
+)
+_PLUGIN_RX = tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _PLUGIN)
+_MAVEN_GOAL = re.compile(r"Failed to execute goal (?:(?P<group>[\w.-]+):)?(?P<plugin>[\w.-]+?)(?::[\w.-]+)?:"
+                         r"(?P<goal>[\w-]+) \(|Failed to execute goal on project \S+: (?P<deps>Could not \w+ "
+                         r"dependencies)")
+_GRADLE_TASK = re.compile(r"Execution failed for task '(?::[\w.-]+)*:(?P<task>[\w.-]+)'")
+_TASK = (
+    ("test", r"^(?:test|\w*Test|\w*Tests|check\w*Test|connected\w*Test|jacoco\w*)$"),
+    ("lint", r"^(?:\w*[Cc]heckstyle\w*|spotless\w*|ktlint\w*|detekt\w*|lint\w*|pmd\w*|spotbugs\w*|javadoc|"
+             r"license\w*|\w*[Ff]ormat\w*|apiCheck|rat)$"),
+    ("build", r"^(?:compile\w*|kapt\w*|ksp\w*|assemble\w*|jar|bundle\w*|process\w*|merge\w*|link\w*|dex\w*|"
+              r"shadowJar|build\w*|generate\w*|javaPreCompile\w*)$"),
+    ("dependency", r"^(?:dependencies|dependencyInsight|resolve\w*|download\w*)$"),
+)
+_TASK_RX = tuple((cat, re.compile(rx)) for cat, rx in _TASK)
+_MAKE_TARGET = re.compile(r"make(?:\[\d+\])?: \*\*\* \[(?:[^\]:]*:\d+: )?(?P<target>[^\]]+)\] Error \d+")
+_TRAVIS_CMD = re.compile(r"^The command \"(?P<cmd>.+)\" exited with (?P<code>\d+)")
+_NPM_SCRIPT = re.compile(r"^> (?:[@\w./-]+@[\w.-]+ )?(?P<script>[\w:.-]+)(?: /\S*)?$")
+_ECHO = re.compile(r"(?:^|\| )(?:\$|\+) (?P<cmd>\S.*)$")
+_STAGE = re.compile(r"^\[Pipeline\] \{ \((?P<stage>[^)]+)\)")
+_EXIT_CODE = re.compile(r"\bexit (?:code|status) (?P<code>\d+)")
+
+# Words of the causal lines.
+_CUES = (
+    ("test", r"\bassert\w*|\bexpected\b.*\b(?:got|but|to|received|actual)\b|\bAssertionError\b|\bnot ok \d|"
+             r"\b(?:test|spec|example)s? (?:failed|failure)|\bFAIL(?:ED)?\b[: ]+\S*(?:test|spec|Test)|"
+             r"\bTests? failed\b|\b\d+ (?:failed|failing)\b|--- FAIL|\b(?:REQUIRE|CHECK|EXPECT|ASSERT)\w*\s*\(|"
+             r"\[\s*FAILED\s*\]|Assertion .* failed|Sanitizer|runtime error:|Invalid (?:read|write) of size|"
+             r"definitely lost|\bexpected:? .* (?:but was|got|actual)"),
+    ("build", r"undefined reference|cannot find symbol|\bcompil(?:e|ation|er)\b|syntax error|\blinker\b|"
+              r"ld returned|collect2|No rule to make target|error\[E\d+\]|cannot find -l|"
+              r"\.(?:c|cc|cpp|cxx|h|hpp|java|kt|go|rs|swift|scala|cs|m|zig|hs|ml|nim|d):\d+(?::\d+)?:? "
+              r"(?:fatal )?error"),
+    ("typecheck", r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|Argument of type|"
+                  r"\[(?:arg-type|return-value|assignment|attr-defined|union-attr|call-arg|type-var|misc)\]|"
+                  r"\btype (?:error|mismatch)\b|\breportGeneralTypeIssues\b|\breport\w+Issue"),
+    ("lint", r"would reformat|would be reformatted|reformatted|not (?:properly )?formatted|\bformatting\b|"
+             r"\blint\w*\b|\bcheckstyle\b|\bviolations?\b|code style|trailing whitespace|line too long|"
+             r"imported but unused|unused (?:import|variable)|misspell\w*|license header|"
+             r"[\w./-]+:\d+:\d+:? \[?[A-Z]{1,4}\d{2,4}\]?\b|\bSC\d{4}\b|^diff --git|^--- a/|^\+\+\+ b/"),
+    ("dependency", r"could not (?:resolve|find|collect) (?:dependenc|artifact|package|version)|unable to resolve|"
+                   r"no matching (?:distribution|version|package)|ERESOLVE|peer dep|version solving failed|"
+                   r"conflicting dependencies|ResolutionImpossible|lock ?file|out of date|not found in (?:registry|"
+                   r"index)|No matching version|could not be resolved|dependency resolution|unsatisfiable|"
+                   r"requires .* but .* is installed|Cannot find module|ModuleNotFoundError|No module named"),
+    ("infrastructure", r"No space left on device|\bKilled\b|out of memory|\bOOM\b|Cannot allocate memory|"
+                       r"runner has received a shutdown|lost communication with the server|exceeded the maximum "
+                       r"execution time|The operation was canceled|job exceeded"),
+    ("network", r"Could not resolve host|Temporary failure in name resolution|Connection (?:refused|reset|timed out)|"
+                r"\b(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|getaddrinfo|SSL)\b|TLS handshake|"
+                r"certificate verify failed|Network is unreachable|\b(?:502|503|504) (?:Bad Gateway|Service|"
+                r"Gateway)|rate limit|Too Many Requests|Read timed out"),
+    ("config", r"invalid (?:config\w*|option|value|yaml|workflow|input)|unknown (?:option|argument|flag|key|field|"
+               r"property)|unrecognized (?:option|argument|arguments)|mapping values are not allowed|"
+               r"not a valid (?:yaml|toml|json)|missing (?:required )?(?:env\w*|variable|secret|input|argument)|"
+               r"^usage: |is not set\b|undefined variable"),
+)
+_CUE_RX = tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _CUES)
+# A failure of this kind explains a failure of any step; these combinations are normal, not a conflict.
+_EXPLAINS_ANY = {"infrastructure", "network", "dependency", "config"}
+
+
+_PATH_TOKEN = re.compile(r"(?:\S*/)+(?=\S)")
+_ENV_ASSIGN = re.compile(r"^(?:\w+=\S*\s+)+")
+
+
+def _normalise(command: str) -> tuple[str, str]:
+    """The command with directories dropped from paths and `_` read as a word break (`./build/io_test` ->
+    `io test`), and its program name."""
+    text = _ENV_ASSIGN.sub("", command.strip().splitlines()[0] if command.strip() else "")
+    text = _PATH_TOKEN.sub("", text)
+    program = text.split(" ", 1)[0] if text else ""
+    return text.replace("_", " "), program.replace("_", " ")
+
+
+def command_category(command: str) -> tuple[str, float, str] | None:
+    """What a command checks: (category, strength, the word that says so), or None. A tool named for its
+    purpose (`eslint`, `pytest`, `cargo fmt --check`) is strong evidence; an umbrella word (`test`, `build`,
+    `make`) is weak, unless it is the program's own name (`./io_test`)."""
+    text, program = _normalise(command)
+    best: tuple[str, float, str] | None = None
+    for cat, rx in _SPECIFIC_RX:
+        for m in rx.finditer(text):
+            word = m.group(0).strip()
+            strength = 0.7
+            if _UMBRELLA.match(word):
+                own_name = m.start() < len(program) and program.lower() != word.lower()
+                strength = 0.5 if own_name else 0.35
+            if best is None or strength > best[1]:
+                best = (cat, strength, word)
+    return best
+
+
+def _failing_commands(diag: Diagnosis, res: ScanResult, texts: dict[int, str]) -> list[tuple[str, str]]:
+    """What the failing step ran, best first: (where it was found, text): the GitHub step, Travis's "The
+    command ... exited", the last command echo before the end, the Jenkins stage."""
+    out: list[tuple[str, str]] = []
+    if diag.step is not None and diag.step.name:
+        out.append(("step", diag.step.name))
+    end = diag.step.error_line if diag.step is not None else res.lines
+    for n in sorted(texts, reverse=True):
+        m = _TRAVIS_CMD.match(texts[n])
+        if m:
+            out.append(("step", m.group("cmd")))
+            break
+    echoes = [(c.line, c.text) for c in res.commands if c.line <= end]
+    echoes += [(n, t) for n, t in texts.items() if n <= end and (_ECHO.search(t) or _STAGE.match(t))]
+    command = stage = None
+    for _n, t in sorted(echoes, reverse=True):
+        if command is None and (m := _ECHO.search(t)):
+            command = m.group("cmd")
+        if stage is None and (st := _STAGE.match(t)):
+            stage = st.group("stage")
+    if command:
+        out.append(("command", command))
+    if stage:
+        out.append(("stage", stage))
+    return out
+
+
+def _classify(table: tuple[tuple[str, re.Pattern[str]], ...], word: str) -> str | None:
+    return next((cat for cat, rx in table if rx.search(word)), None)
+
+
+def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
+    texts = dict(diag.texts)
+    for marker in (*res.tail, *res.keywords):
+        texts.setdefault(marker.line, marker.text)
+    out: list[Evidence] = []
+    # The best causal failure of each category (repeats of one kind are one piece of evidence).
+    seen: set[str] = set()
+    for f in diag.failures:
+        if f.causal and f.rule != "locator" and f.category != "unknown" and f.category not in seen:
+            seen.add(f.category)
+            weight = 1.0 if not out else 0.6
+            out.append(Evidence(f.category, min(0.97, max(0.0, f.score)) * weight, "rule", f.rule))
+    for where, cmd in _failing_commands(diag, res, texts):
+        got = command_category(cmd)
+        if got is not None:
+            out.append(Evidence(got[0], got[1], "command", f"{where} `{cmd[:80]}` ({got[2]})"))
+            break
+    out += _goal_evidence(texts)
+    code = diag.step.exit_code if diag.step is not None else None
+    if code is None:
+        for n in sorted(texts, reverse=True)[:30]:
+            m = _EXIT_CODE.search(texts[n])
+            if m:
+                code = int(m.group("code"))
+                break
+    if code in (137, 143):
+        out.append(Evidence("infrastructure", 0.75 if code == 137 else 0.6, "exit-code",
+                            f"exit code {code} ({'killed, usually out of memory' if code == 137 else 'terminated'})"))
+    out += _line_evidence(diag)
+    return out
+
+
+def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
+    out: list[Evidence] = []
+    for n in sorted(texts, reverse=True):
+        t = texts[n]
+        if "Failed to execute goal" in t and (m := _MAVEN_GOAL.search(t)):
+            if m.group("deps"):
+                out.append(Evidence("dependency", 0.85, "goal", m.group("deps")))
+            elif cat := _classify(_PLUGIN_RX, m.group("plugin")):
+                out.append(Evidence(cat, 0.85, "goal", f"{m.group('plugin')}:{m.group('goal')}"))
+        elif "Execution failed for task" in t and (m := _GRADLE_TASK.search(t)):
+            if cat := _classify(_TASK_RX, m.group("task")):
+                out.append(Evidence(cat, 0.85, "task", m.group("task")))
+        elif "Error " in t and (m := _MAKE_TARGET.search(t)):
+            got = command_category(m.group("target").rsplit("/", 1)[-1])
+            if got is not None:
+                out.append(Evidence(got[0], min(got[1], 0.6), "make-target", m.group("target")))
+        elif t.startswith("> ") and (m := _NPM_SCRIPT.match(t)):
+            got = command_category(m.group("script"))
+            if got is not None:
+                out.append(Evidence(got[0], got[1], "npm-script", m.group("script")))
+        if len(out) >= 3:
+            break
+    return out
+
+
+# How much the words of the causal lines say: the machine's and the network's failures have few, telling
+# phrasings; a test's or a compiler's words also appear in other tools' output.
+_CUE_STRENGTH = {"infrastructure": 0.6, "network": 0.55, "dependency": 0.4, "typecheck": 0.4}
+
+
+def _line_evidence(diag: Diagnosis) -> list[Evidence]:
+    counts: dict[str, int] = defaultdict(int)
+    for n in diag.error_lines[:200]:
+        text = diag.texts.get(n, "")
+        for cat, rx in _CUE_RX:
+            if rx.search(text):
+                counts[cat] += 1
+    return [Evidence(cat, _CUE_STRENGTH.get(cat, 0.3 if k == 1 else 0.45), "lines",
+                     f"{k} causal line(s) read as {cat}") for cat, k in counts.items()]
+
+
+def _support(evidence: list[Evidence]) -> dict[str, float]:
+    miss: dict[str, float] = defaultdict(lambda: 1.0)
+    for e in evidence:
+        miss[e.category] *= 1.0 - e.strength
+    return {cat: 1.0 - m for cat, m in miss.items()}
+
+
+def decide_category(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
+    """Set the diagnosis's category, confidence and `confident` from all the evidence; return the evidence."""
+    evidence = [e for e in gather_evidence(diag, res) if e.category != "unknown"]
+    support = _support(evidence)
+    if not support:
+        diag.category, diag.confidence, diag.confident, diag.decided_by = "unknown", 0.0, False, "none"
+        diag.escalation_reason = diag.escalation_reason or "no evidence of what failed"
+        _record(diag, evidence, support, "unknown", 0.0, "no evidence")
+        return evidence
+    winner = _winner(evidence, support, diag)
+    rivals = [e for e in evidence if e.category != winner and not _compatible(winner, e)]
+    rival = max(_support(rivals).values(), default=0.0)
+    confidence = round(support[winner] * (1.0 - _RIVAL_WEIGHT * rival), 3)
+    diag.confidence = confidence
+    if confidence < SAY_UNKNOWN:
+        diag.category, diag.confident, diag.decided_by = "unknown", False, "none"
+        diag.escalation_reason = (f"evidence too weak or in conflict: {winner} {confidence:.2f}"
+                                  + (f" against {rivals[0].category} ({rivals[0].source})" if rivals else ""))
+        why = "weak or conflicting evidence"
+    else:
+        diag.category = winner
+        diag.confident = confidence >= CONFIDENT
+        diag.decided_by = "rules"
+        for f in diag.failures:
+            if f.rule == "locator":
+                f.category = winner
+        why = "strongest evidence" + (f" against {rivals[0].category}" if rivals else "")
+        if not diag.confident:
+            diag.escalation_reason = f"not confident: {winner} {confidence:.2f} < {CONFIDENT}"
+    _record(diag, evidence, support, diag.category, confidence, why)
+    return evidence
+
+
+def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis) -> str:
+    """The most supported category, except: a machine, network, dependency or configuration failure seen in the
+    output explains a failing build or test step (unless a confident rule says otherwise); a step whose tool
+    is named for linting or type checking failed for that purpose even when its output looks like a compiler's
+    or a test's."""
+    winner = max(support, key=lambda c: (support[c], c == _top_rule_category(diag)))
+    strong_other = any(e.source == "rule" and e.strength >= 0.7 and e.category not in _EXPLAINS_ANY
+                       for e in evidence)
+    cause = [e for e in evidence if e.category in _EXPLAINS_ANY and e.source in ("rule", "lines", "goal", "task",
+                                                                                 "exit-code") and e.strength >= 0.55]
+    if cause and not strong_other:
+        return max(cause, key=lambda e: e.strength).category
+    purpose = [e for e in evidence if e.source in ("command", "goal", "task", "npm-script")
+               and e.category in ("lint", "typecheck") and e.strength >= 0.6]
+    if purpose and winner in ("build", "test"):
+        return max(purpose, key=lambda e: e.strength).category
+    return winner
+
+
+def _top_rule_category(diag: Diagnosis) -> str | None:
+    top = next((f for f in diag.failures if f.causal and f.rule != "locator"), None)
+    return top.category if top is not None else None
+
+
+def _compatible(winner: str, e: Evidence) -> bool:
+    """Evidence for another category that does not contradict the winner: an umbrella command (`make`, `npm
+    test`, `mvn install` run many checks), a weaker failure of a kind that breaks any step, a build command
+    whose build ran the tests or the linter."""
+    if e.source == "command" and e.strength < 0.5:
+        return True
+    if winner in _EXPLAINS_ANY:
+        return True
+    if winner in ("lint", "typecheck") and e.category in ("build", "test") and e.source in ("rule", "lines"):
+        return True  # a linter or type checker reports in a compiler's format
+    if e.source in ("command", "make-target", "npm-script") and e.category in ("test", "build"):
+        return winner in ("build", "test", "lint", "typecheck")
+    return e.source == "lines" and e.strength < 0.4
+
+
+def _record(diag: Diagnosis, evidence: list[Evidence], support: dict[str, float], category: str,
+            confidence: float, why: str) -> None:
+    entry: dict[str, Any] = {
+        "decision": "category", "category": category, "confidence": confidence, "why": why,
+        "support": {k: round(v, 3) for k, v in sorted(support.items(), key=lambda kv: -kv[1])},
+        "evidence": [{"category": e.category, "strength": round(e.strength, 3), "source": e.source,
+                      "detail": e.detail} for e in evidence],
+    }
+    diag.decisions[:] = [d for d in diag.decisions if d.get("decision") != "category"]
+    diag.decisions.insert(0, entry)

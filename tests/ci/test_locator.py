@@ -1,0 +1,72 @@
+"""The rule-independent locator: it finds the error lines of a tool no rule knows, explains each line it chose
+in the trace, never chooses a generic trailer, and its shipped weights fit its features."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from repopilot.ci.engine import diagnose_input, to_report
+from repopilot.ci.locator import FEATURES, default_model, detect_shape, feature_rows, locate
+from repopilot.ci.sources import open_sources
+from repopilot.core import TraceRecorder
+
+# OCaml's dune: no rule file knows it.
+DUNE = """\
+$ opam exec -- dune build @install
+Entering directory '/builds/app'
+File "bin/main.ml", line 3, characters 8-9:
+3 | let x = y + 1
+            ^
+Error: Unbound value y
+Leaving directory '/builds/app'
+ERROR: Job failed: exit code 1
+"""
+
+
+def test_shipped_weights_fit_the_features() -> None:
+    data = json.loads((resources.files("repopilot.ci") / "locator_weights.json").read_text())
+    assert tuple(data["features"]) == FEATURES
+    model = default_model()
+    assert 0.0 < model.threshold < 1.0 and model.max_lines > 0
+
+
+def test_an_unknown_tool_gets_its_error_lines_and_the_trace_says_why(tmp_path: Path) -> None:
+    log = tmp_path / "dune.log"
+    log.write_text(DUNE)
+    rec = TraceRecorder.start("diagnose", "dune", directory=tmp_path / "runs")
+    res = diagnose_input(open_sources(str(log))[0], recorder=rec)
+    r = to_report(res).contract()
+    assert 6 in r["error_lines"]  # `Error: Unbound value y`
+    assert 8 not in r["error_lines"]  # the runner's trailer is never a cause
+    top = r["failures"][0]
+    assert top["rule"] == "locator" and top["causal"]
+    assert "chosen by the locator" in top["note"]
+    steps = [s for s in rec.trace.steps if s.type == "decision" and (s.detail or {}).get("decision") == "locator"]
+    assert len(steps) == 1
+    lines = steps[0].detail["lines"]
+    chosen = {entry["line"]: entry for entry in lines}
+    assert 6 in chosen and chosen[6]["why"]  # the features that chose it
+    assert "6" in json.dumps(res.excerpt.ranges) or any(a <= 6 <= b for a, b in res.excerpt.ranges)
+
+
+def test_the_locator_is_deterministic_and_respects_excluded_lines() -> None:
+    texts = dict(enumerate(DUNE.splitlines(), 1))
+    model = default_model()
+    first = locate(texts, total=len(texts), model=model)
+    again = locate(texts, total=len(texts), model=model)
+    assert [(s.line, s.probability) for s in first.lines] == [(s.line, s.probability) for s in again.lines]
+    without = locate(texts, total=len(texts), model=model, exclude={6})
+    assert 6 not in {s.line for s in without.lines}
+
+
+def test_features_see_the_log_shape_and_the_end_of_the_failing_step() -> None:
+    texts = {1: "##[group]Run make", 2: "make: *** [all] Error 2", 3: "##[error]Process completed with exit code 2."}
+    assert detect_shape(texts.values()) == "github"
+    assert detect_shape(["section_start:1:step_script", "ERROR: Job failed: exit code 1"]) == "gitlab"
+    assert detect_shape(["[Pipeline] stage"]) == "jenkins"
+    assert detect_shape(["hello"]) == "plain"
+    rows = feature_rows(texts, end=3, shape="github", step_start=1)
+    assert rows[2]["end_le5"] == 1.0 and rows[2]["in_step"] == 1.0 and rows[2]["trailer"] == 1.0
+    assert rows[2]["shape_github"] == 1.0

@@ -1,0 +1,152 @@
+"""The category from what failed (the step's command, Maven goals, Gradle tasks, exit codes, the rules), with one
+confidence: the one printed is the one that decided; weak or conflicting evidence says `unknown`."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from repopilot.ci.catalog import Catalog, load_catalog
+from repopilot.ci.engine import diagnose_input, to_report
+from repopilot.ci.scanner import Scanner
+from repopilot.ci.sources import open_sources
+from repopilot.ci.verdict import SAY_UNKNOWN, command_category
+
+# The issue's case: a clean pytest log that came out `unknown` while its failure printed confidence 0.90.
+PYTEST = """\
+============================= test session starts ==============================
+platform linux -- Python 3.11.9, pytest-8.3.3, pluggy-1.5.0
+collected 12 items
+
+tests/test_io.py .....F......                                            [100%]
+
+=================================== FAILURES ===================================
+________________________________ test_roundtrip ________________________________
+
+    def test_roundtrip():
+>       assert load(dump({"a": 1})) == {"a": 2}
+E       AssertionError
+
+tests/test_io.py:7: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_io.py::test_roundtrip - AssertionError
+========================= 1 failed, 11 passed in 0.05s =========================
+"""
+TS = "2024-05-01T10:00:00.0000000Z "
+
+
+def _shaped(shape: str) -> str:
+    if shape == "plain":
+        return PYTEST
+    head = [f"{TS}##[group]Run pytest -q"]
+    if shape == "github-closed":
+        head += [f"{TS}pytest -q", f"{TS}shell: /usr/bin/bash -e {{0}}", f"{TS}##[endgroup]"]
+    body = [TS + line for line in PYTEST.splitlines()]
+    return "\n".join([*head, *body, f"{TS}##[error]Process completed with exit code 1."]) + "\n"
+
+
+def _diagnose(tmp_path: Path, text: str, scanner: Scanner | None = None) -> dict:  # type: ignore[type-arg]
+    path = tmp_path / "fail.log"
+    path.write_text(text)
+    return to_report(diagnose_input(open_sources(str(path))[0], scanner=scanner)).contract()
+
+
+@pytest.mark.parametrize("shape", ["plain", "github-open-group", "github-closed"])
+def test_a_clean_pytest_failure_is_a_test_failure_with_one_good_confidence(tmp_path: Path, shape: str) -> None:
+    r = _diagnose(tmp_path, _shaped(shape))
+    assert r["category"] == "test"
+    assert r["decided_by"] == "rules"
+    assert r["confident"] is True
+    assert r["confidence"] >= 0.8
+    # The failing test's lines are the causal lines, wherever the log came from.
+    texts = [line["text"] for f in r["failures"] if f["causal"] for line in f["lines"]]
+    assert any("FAILED tests/test_io.py::test_roundtrip" in t for t in texts)
+
+
+def test_the_printed_confidence_is_the_deciding_one(tmp_path: Path) -> None:
+    from repopilot.ci.report import DiagnosisReport
+    from repopilot.cli.render import render_text
+
+    r = _diagnose(tmp_path, PYTEST)
+    head = render_text([DiagnosisReport.model_validate(r)]).splitlines()[0]
+    assert f"confidence {r['confidence']:.2f}" in head
+    assert "test (decided by rules" in head
+
+
+@pytest.mark.parametrize(("command", "category"), [
+    ("npm run lint", "lint"),
+    ("cargo fmt --check", "lint"),
+    ("tox -e typecheck", "typecheck"),
+    ("mypy src", "typecheck"),
+    ("./build/io_test --gtest_brief", "test"),
+    ("python -m pytest -q tests", "test"),
+    ("cmake --build build -j2", "build"),
+    ("npm ci", "dependency"),
+    ("black --check .", "lint"),
+])
+def test_commands_say_what_they_check(command: str, category: str) -> None:
+    got = command_category(command)
+    assert got is not None and got[0] == category
+
+
+def test_umbrella_commands_are_weak_evidence() -> None:
+    got = command_category("make")
+    assert got is not None and got[1] < 0.5
+    assert command_category("echo hello") is None
+
+
+@lru_cache(maxsize=4)
+def _without(ecosystem: str) -> Scanner:
+    full = load_catalog(exclude=[ecosystem])
+    return Scanner(Catalog(full.version, tuple(r for r in full.rules if r.ecosystem != ecosystem)))
+
+
+MAVEN_CHECKSTYLE = """\
+[INFO] --- maven-checkstyle-plugin:3.3.1:check (validate) @ demo ---
+[ERROR] src/main/java/demo/App.java:[12,5] (whitespace) WhitespaceAround: '=' is not preceded with whitespace.
+[INFO] BUILD FAILURE
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-checkstyle-plugin:3.3.1:check (validate) \
+on project demo: You have 1 Checkstyle violation. -> [Help 1]
+"""
+GRADLE_DETEKT = """\
+> Task :app:detekt FAILED
+/home/runner/work/demo/app/src/main/kotlin/App.kt:3:1: Unexpected blank line [NoBlankLines]
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':app:detekt'.
+> Analysis failed with 1 weighted issues.
+"""
+
+
+@pytest.mark.parametrize(("text", "category", "source"), [
+    (MAVEN_CHECKSTYLE, "lint", "goal"), (GRADLE_DETEKT, "lint", "task")])
+def test_maven_goals_and_gradle_tasks_name_the_check_without_any_java_rule(
+        tmp_path: Path, text: str, category: str, source: str) -> None:
+    r = _diagnose(tmp_path, text, _without("java"))
+    assert all(not f["rule"].startswith(("maven.", "gradle.", "checkstyle.")) for f in r["failures"])
+    assert r["category"] == category
+    diag = diagnose_input(open_sources(str(tmp_path / "fail.log"))[0], scanner=_without("java")).diagnosis
+    decision = next(d for d in diag.decisions if d.get("decision") == "category")
+    assert any(e["source"] == source and e["category"] == category for e in decision["evidence"])
+
+
+def test_exit_137_is_the_machine_when_nothing_else_is_known(tmp_path: Path) -> None:
+    text = "\n".join(TS + t for t in ["##[group]Run ./shard.sh", "./shard.sh", "##[endgroup]", "shard 1 of 4",
+                                      "shard 2 of 4", "##[error]Process completed with exit code 137."]) + "\n"
+    r = _diagnose(tmp_path, text, _without("ci"))
+    assert r["category"] == "infrastructure"
+
+
+def test_conflicting_weak_evidence_says_unknown_with_a_low_confidence(tmp_path: Path) -> None:
+    # A lint step whose only output is one line that reads like a failing test: no rule, two purposes.
+    text = "$ npm run lint\nexpected 3 but got 4\nsomething went wrong\n"
+    r = _diagnose(tmp_path, text)
+    assert r["category"] in ("lint", "unknown")
+    if r["category"] == "unknown":
+        assert r["confidence"] < SAY_UNKNOWN
+    r = _diagnose(tmp_path, "all done\n")
+    assert r["category"] == "unknown" and r["confidence"] < SAY_UNKNOWN and r["decided_by"] == "none"
