@@ -1,19 +1,21 @@
 """Where output goes: results on stdout, summaries, progress and errors on stderr, colour only on a terminal.
 
-Everything printed through `out` and `err` passes the one sanitiser (`core.sanitize.visible`) after rich has
-rendered it: untrusted text cannot move the cursor, clear the screen, set the clipboard, make a link, change
-the title or reorder text, whichever command printed it. Print sites still call `visible` (and rich's markup
-`escape` where markup is on) themselves, so layout is measured on the text as shown; this is the net under
-them. The colour RepoPilot adds is a style, not text, and stays.
+Everything printed through `out` and `err` passes the one sanitiser (`core.sanitize.visible`): strings before
+rich parses them, and every rendered segment before it is written. So untrusted text cannot move the cursor,
+clear the screen, set the clipboard, make a link, change the title or reorder text, whichever command printed
+it. Print sites still call `visible` (and rich's markup `escape` where markup is on) themselves, so layout is
+measured on the text as shown; this is the net under them. The colour RepoPilot adds is a style, not text, and
+stays.
 """
 
 from __future__ import annotations
 
 import errno
 import sys
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook, RenderResult
+from rich.console import Console
 from rich.markup import escape
 from rich.segment import Segment
 
@@ -25,30 +27,21 @@ from ..core.sanitize import UNSAFE, visible
 __all__ = ["diff_view", "err", "out", "shown", "stderr_is_terminal", "stdout_is_terminal"]
 
 
-class _Visible:
-    """A renderable whose text segments pass the sanitiser; rich's own control segments (a spinner moving the
-    cursor back) are kept as they are."""
-
-    def __init__(self, inner: ConsoleRenderable) -> None:
-        self.inner = inner
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for seg in console.render(self.inner, options):
-            if seg.control or UNSAFE.search(seg.text) is None:
-                yield seg
-            else:
-                yield Segment(visible(seg.text), seg.style, seg.control)
-
-
-class _SanitiseHook(RenderHook):
-    def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
-        return [_Visible(r) for r in renderables]
+def _sanitised(buffer: Iterable[Segment]) -> Iterator[Segment]:
+    """Text segments through the sanitiser; rich's own control segments (a spinner moving the cursor back) and
+    styles (the colour RepoPilot adds) are kept as they are."""
+    for seg in buffer:
+        if seg.control or UNSAFE.search(seg.text) is None:
+            yield seg
+        else:
+            yield Segment(visible(seg.text), seg.style, seg.control)
 
 
 class _Console(Console):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.push_render_hook(_SanitiseHook())
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        # Every rendered line passes here before it is written or captured: printed renderables, tables, the
+        # diff view, progress and status lines (which no render hook sees) alike.
+        return super()._render_buffer(_sanitised(buffer))
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         # Strings are sanitised before rich parses them: rich would drop some controls (BEL, CR) silently.

@@ -11,6 +11,7 @@ from typing import Any
 import typer
 
 from ..core import ConfigError, redact_text
+from ..core.sanitize import json_visible
 from ..providers import PROVIDERS, split_spec
 from ..providers.http_client import safe_url
 from .console import out
@@ -51,7 +52,7 @@ def models(as_json: bool = typer.Option(False, "--json", help="Print one JSON ob
     """List the model providers, which one REPOPILOT_MODEL selects, their endpoints and whether keys are set."""
     configured, rows = model_rows(os.environ)
     if as_json:
-        typer.echo(json.dumps({"configured": configured, "providers": rows}, indent=1))  # ASCII-only JSON
+        typer.echo(json_visible(json.dumps({"configured": configured, "providers": rows}, indent=1)))
         return
     lines = [("", "provider", "endpoint", "set by", "key")]
     for row in rows:

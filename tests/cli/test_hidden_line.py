@@ -132,3 +132,14 @@ def test_any_text_printed_through_the_consoles_is_sanitised(capsys: pytest.Captu
     captured = capsys.readouterr()
     assert captured.out == "job ␛]0;owned␇name\n"
     assert captured.err == "bad ␛]52;c;ZXZpbA==␇\n"
+
+
+def test_status_lines_are_sanitised_too() -> None:
+    """A spinner's line is rendered by rich's live display, not by a print call: the net under every write."""
+    buffer = io.StringIO()
+    console = _Console(file=buffer, force_terminal=True, width=120, highlight=False)
+    with console.status(f"scanning job{ESC}]0;owned{ESC}\\ name"):
+        console.print(f"inside{ESC}[2K", markup=False)
+    written = buffer.getvalue()
+    assert "job␛]0;owned␛\\ name" in written and "inside␛[2K" in written
+    assert f"{ESC}]0;" not in written  # rich's own cursor controls remain; no title sequence reaches the terminal
