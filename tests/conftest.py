@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from repopilot.core import trace as trace_module
+
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 _real_getaddrinfo = socket.getaddrinfo
@@ -66,6 +68,9 @@ def _block_network(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureReque
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Each test gets its own runs directory and no model or credentials from the developer's shell."""
     monkeypatch.setenv("REPOPILOT_RUNS_DIR", str(tmp_path / "runs"))
+    # Code below the application layer is given its runs directory instead of reading the environment.
+    monkeypatch.setattr(trace_module, "_RUNS_DIR", [tmp_path / "runs"])
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # never the developer's own config file
     monkeypatch.setenv("REPOPILOT_CACHE_DIR", str(tmp_path / "cache"))
     for name in ("REPOPILOT_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GITHUB_TOKEN",
                  "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GEMINI_BASE_URL", "OLLAMA_HOST", "GITHUB_API_URL",

@@ -13,7 +13,7 @@ DOMAIN = ("ci", "repo", "telemetry", "providers")
 ALLOWED = {
     "core": set(),
     **{layer: {"core"} for layer in DOMAIN},
-    "app": {"core", "ci", "repo"},
+    "app": {"core", *DOMAIN},
     "cli": {"core", "app", *DOMAIN},
 }
 ROOT = Path(repopilot.__file__).parent

@@ -260,10 +260,12 @@ def _package_rule_files(exclude: Iterable[str] = ()) -> list[tuple[str, bytes]]:
     return out
 
 
-def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()) -> Catalog:
+def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = (),
+                 cache_dir: Path | None = None) -> Catalog:
     """The bundled catalog, plus a user's own rules: the `*.toml` rule files and `*.json` GitHub problem
     matchers of `extra_dirs`. `exclude` names bundled rule files by stem (`python`) to leave out, as the
-    leave-one-ecosystem-out benchmark does."""
+    leave-one-ecosystem-out benchmark does. With `cache_dir`, the validated catalog is kept there, once per
+    catalog version."""
     files = _package_rule_files(exclude)
     matchers: list[Rule] = []
     for directory in extra_dirs:
@@ -274,7 +276,7 @@ def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()
 
         for p in sorted(directory.glob("*.json")):
             matchers.extend(rules_from_problem_matcher(p.read_text(encoding="utf-8"), origin=str(p)))
-    catalog = _cached_rule_files(files)
+    catalog = load_rule_files(files) if cache_dir is None else _cached_rule_files(files, cache_dir)
     if not matchers:
         return catalog
     taken = {r.id for r in catalog.rules}
@@ -284,14 +286,14 @@ def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()
     return Catalog(version=catalog.version, rules=catalog.rules + tuple(matchers))
 
 
-def _cached_rule_files(files: list[tuple[str, bytes]]) -> Catalog:
+def _cached_rule_files(files: list[tuple[str, bytes]], cache_dir: Path) -> Catalog:
     """`load_rule_files(files)`, validated once per catalog version: the result is kept in the user's cache,
     named by a hash of the rule files, this module's source and the Python and RepoPilot versions (a cache left
     by another version is never read; one that does not load is rebuilt)."""
     source = Path(__file__).read_bytes()
     key = cache_key(__version__, sys.version, source, *(part for name, data in files for part in (name, data)))
     name = f"catalog-{key}.pickle"
-    data = read_entry(name)
+    data = read_entry(cache_dir, name)
     if data is not None:
         try:
             cached = pickle.loads(data)  # noqa: S301 - our own file, written by this user only (see read_entry)
@@ -300,7 +302,7 @@ def _cached_rule_files(files: list[tuple[str, bytes]]) -> Catalog:
         if isinstance(cached, Catalog):
             return cached
     catalog = load_rule_files(files)
-    write_entry(name, pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL))
+    write_entry(cache_dir, name, pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL))
     return catalog
 
 

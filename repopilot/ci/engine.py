@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import InputError, Model, TraceRecorder, redact
 from .baseline import seen_in_baseline
-from .cache import cache_dir
 from .catalog import Catalog, load_catalog
 from .diagnosis import Diagnosis, build_diagnosis
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
@@ -23,6 +21,9 @@ from .runurl import run_id_of
 from .scanner import Scanner
 from .sources import LogInput, open_sources
 from .verdict import decide_category
+
+if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
+    from .github_api import GitHubAccess
 
 __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_report"]
 
@@ -45,17 +46,18 @@ _COMPILE_FROM = 1024 * 1024
 
 
 @lru_cache(maxsize=4)
-def _scanner(engine: str | None, extra: str, compile_hyperscan: bool) -> Scanner:
-    dirs = [Path(p) for p in extra.split(os.pathsep) if p]
-    return Scanner(load_catalog(dirs), engine=engine, compile_hyperscan=compile_hyperscan)
+def _scanner(engine: str | None, rules: tuple[Path, ...], cache_dir: Path | None, compile_hyperscan: bool) -> Scanner:
+    return Scanner(load_catalog(list(rules), cache_dir=cache_dir), engine=engine, cache_dir=cache_dir,
+                   compile_hyperscan=compile_hyperscan)
 
 
-def default_scanner(engine: str | None = None, *, size: int | None = None) -> Scanner:
-    """The bundled catalog (plus the rule folders named in REPOPILOT_RULES, separated like PATH), compiled once
-    per process; for a log of `size` bytes (None: unknown, maybe big)."""
+def default_scanner(engine: str | None = None, rules: tuple[Path, ...] = (), cache_dir: Path | None = None, *,
+                    size: int | None = None) -> Scanner:
+    """The bundled catalog plus the user's rule folders `rules`, compiled once per process (and kept in
+    `cache_dir` between processes), for logs of about `size` bytes (None: unknown, maybe big)."""
     small = size is not None and size < _COMPILE_FROM
-    fresh = small and not any(cache_dir().glob("catalog-*"))
-    return _scanner(engine, os.environ.get("REPOPILOT_RULES", ""), not fresh)
+    fresh = small and (cache_dir is None or not any(cache_dir.glob("catalog-*")))
+    return _scanner(engine, rules, cache_dir, not fresh)
 
 
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
@@ -118,17 +120,18 @@ def _catalog(sc: Scanner) -> Catalog:
 
 
 def diagnose_source(source: str, *, baseline: str | None = None, model: Model | None = None,
-                    recorder: TraceRecorder | None = None,
-                    token_budget: int = DEFAULT_TOKEN_BUDGET) -> list[DiagnosisReport]:
+                    recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
+                    scanner: Scanner | None = None, github: GitHubAccess | None = None) -> list[DiagnosisReport]:
     """One report per job log that SOURCE names (see README "diagnose" for the fields)."""
-    inputs = open_sources(source)
+    inputs = open_sources(source, github)
     base: LogInput | None = None
     if baseline is not None:
-        bases = open_sources(baseline)
+        bases = open_sources(baseline, github)
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log, {baseline} holds {len(bases)}")
         base = bases[0]
-    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget).report()
+    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget,
+                           scanner=scanner).report()
             for i in inputs]
 
 

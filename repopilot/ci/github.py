@@ -9,7 +9,6 @@ them (logs of finished jobs never change): the GitHub Action diagnoses the same 
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import tempfile
 from collections import Counter
@@ -22,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TransferSpeedColumn
 
 from ..core import GitHubAPIError, InputError, RunError
-from .github_api import GitHubClient
+from .github_api import GitHubAccess, GitHubClient
 from .runurl import RunRef, parse_run_url
 from .sources import LogInput
 
@@ -74,20 +73,20 @@ def _step_number(step: dict[str, Any]) -> int:
 
 def github_log_inputs(
     url: str,
+    access: GitHubAccess | None = None,
     *,
-    token: str | None = None,
-    api_url: str | None = None,
     progress: bool | None = None,
     client: GitHubClient | None = None,
 ) -> list[LogInput]:
     """One `LogInput` per failed job of the run at `url` (or the job the URL names), logs downloaded now."""
     ref = parse_run_url(url)
+    access = access or GitHubAccess()
     own_client = client is None
     if client is None:
-        client = GitHubClient(token, api_url or os.environ.get("GITHUB_API_URL") or ref.default_api_url())
+        client = GitHubClient(access.token, access.api_url or ref.default_api_url())
     try:
         jobs = failed_jobs(client, ref)
-        store = _LogStore()
+        store = _LogStore(access.log_cache)
         show = _stderr_is_terminal() if progress is None else progress
         inputs = []
         missing: list[GitHubAPIError] = []
@@ -128,8 +127,7 @@ _Report = Callable[[int, str, int, int | None], None]  # job id, label, bytes so
 class _LogStore:
     """Where downloaded logs live: the cache directory when configured, else a private temporary directory."""
 
-    def __init__(self) -> None:
-        cache = os.environ.get("REPOPILOT_LOG_CACHE")
+    def __init__(self, cache: Path | None) -> None:
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if cache:
             self.root = Path(cache)

@@ -11,9 +11,10 @@ short-lived storage URLs that carry their own signature), never into an error me
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import httpx
@@ -22,7 +23,18 @@ from ..core import REDACTED, ConfigError, GitHubAPIError, redact_text
 from ..core.retry import RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
 from .runurl import DEFAULT_API_URL
 
-__all__ = ["DEFAULT_API_URL", "GitHubClient"]
+__all__ = ["DEFAULT_API_URL", "GitHubAccess", "GitHubClient"]
+
+
+@dataclass(frozen=True)
+class GitHubAccess:
+    """How to reach the GitHub API, as the application layer configured it (this package reads no environment):
+    the token (None: anonymous), the API base URL (None: the run URL's own API, api.github.com for github.com),
+    and a directory to keep downloaded logs in between processes (None: a private temporary directory)."""
+
+    token: str | None = field(default=None, repr=False)
+    api_url: str | None = None
+    log_cache: Path | None = None
 
 _API_VERSION = "2022-11-28"
 _REDIRECTS = {301, 302, 303, 307, 308}
@@ -54,12 +66,12 @@ class GitHubClient:
         max_wait: float = 60.0,
         timeout: float = 30.0,
     ) -> None:
-        raw = token if token is not None else os.environ.get("GITHUB_TOKEN", "")
+        raw = token or ""
         self.token = raw.strip() or None  # a token read from a file often ends in a newline
         if self.token is not None and (not self.token.isprintable() or " " in self.token):
             # httpx would refuse the header with the token quoted in its message; say it here, without it.
             raise ConfigError("GITHUB_TOKEN contains spaces or control characters; set it to the token alone")
-        self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+        self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
         if not self.api_url.startswith(("https://", "http://")):
             raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {self.api_url!r}")
         self.attempts = max(1, attempts)

@@ -17,11 +17,12 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..core import ConfigError
 from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
-from .cache import cache_dir, cache_key, read_entry, write_entry
+from .cache import cache_key, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .lines import display_text, strip_ansi_bytes
 from .testclasses import PassedClasses
@@ -29,8 +30,6 @@ from .window import Chunk, LineGetter, Window
 
 __all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available",
            "hyperscan_cached"]
-
-_cache_dir = cache_dir  # where the compiled database is kept
 
 CHUNK_SIZE = 1024 * 1024  # small chunks stay in the CPU cache between the passes over them
 # The keyword fallback (and the grep baseline of the benchmarks): lines an error usually sits on.
@@ -155,10 +154,10 @@ class _ReEngine(_Engine):
         return out
 
 
-def _load_database(hyperscan: Any, name: str) -> Any:
+def _load_database(hyperscan: Any, directory: Path, name: str) -> Any:
     """The cached database, or None when there is none or it cannot be used (hyperscan checks the format and
     the platform; anything it refuses is compiled again)."""
-    data = read_entry(name)
+    data = read_entry(directory, name)
     if data is None:
         return None
     try:
@@ -173,19 +172,21 @@ def _database_name(hyperscan: Any, patterns: list[tuple[bytes, bool]]) -> str:
     return f"hyperscan-{cache_key(version, platform.machine(), repr(patterns))}.db"
 
 
-def hyperscan_cached(patterns: list[tuple[bytes, bool]]) -> bool:
-    """Whether a compiled database for `patterns` is in the cache (and hyperscan is installed)."""
+def hyperscan_cached(patterns: list[tuple[bytes, bool]], cache_dir: Path | None) -> bool:
+    """Whether a compiled database for `patterns` is in `cache_dir` (and hyperscan is installed)."""
+    if cache_dir is None:
+        return False
     try:
         import hyperscan
     except ImportError:
         return False
-    return (cache_dir() / _database_name(hyperscan, patterns)).is_file()
+    return (cache_dir / _database_name(hyperscan, patterns)).is_file()
 
 
 class _HyperscanEngine(_Engine):
     name = "hyperscan"
 
-    def __init__(self, patterns: list[tuple[bytes, bool]]) -> None:
+    def __init__(self, patterns: list[tuple[bytes, bool]], cache_dir: Path | None) -> None:
         import hyperscan
 
         self._hs = hyperscan
@@ -193,7 +194,7 @@ class _HyperscanEngine(_Engine):
         # Compiling the catalog takes ~0.3 s, a hundred times the scan of an ordinary log, so the compiled
         # database is kept in the user's cache.
         name = _database_name(hyperscan, patterns)
-        db = _load_database(hyperscan, name)
+        db = None if cache_dir is None else _load_database(hyperscan, cache_dir, name)
         if db is None:
             db = hyperscan.Database()
             try:
@@ -202,8 +203,9 @@ class _HyperscanEngine(_Engine):
             except hyperscan.error as exc:
                 raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
                                   "Triggers)") from None
-            with contextlib.suppress(hyperscan.error):
-                write_entry(name, hyperscan.dumpb(db))
+            if cache_dir is not None:
+                with contextlib.suppress(hyperscan.error):
+                    write_entry(cache_dir, name, hyperscan.dumpb(db))
         self._db = db
         self._scratch = hyperscan.Scratch(self._db)
 
@@ -277,10 +279,11 @@ class Scanner:
     """Compiled once per catalog; `scan()` may be called for many logs."""
 
     def __init__(self, catalog: Catalog, *, engine: str | None = None, chunk_size: int = CHUNK_SIZE,
-                 compile_hyperscan: bool = True) -> None:
-        """`engine`: "hyperscan", "re", or None for hyperscan when it is installed — and, with
-        `compile_hyperscan=False`, only when its database is already cached (a small log scans faster with `re`
-        than hyperscan compiles)."""
+                 cache_dir: Path | None = None, compile_hyperscan: bool = True) -> None:
+        """`cache_dir`: where the compiled hyperscan database is kept between processes (None: not kept).
+        `engine`: "hyperscan", "re", or None for hyperscan when it is installed — and, with
+        `compile_hyperscan=False`, only when its database is already in `cache_dir` (a small log scans faster
+        with `re` than hyperscan compiles)."""
         self.catalog = catalog
         self.chunk_size = chunk_size
         # Pattern id -> ("rule", rule index) or ("struct", name).
@@ -294,12 +297,12 @@ class Scanner:
             patterns.append((pat.encode("utf-8"), False))
             self._targets.append(("struct", name))
         use_hs = engine == "hyperscan" or (engine is None and hyperscan_available()
-                                           and (compile_hyperscan or hyperscan_cached(patterns)))
-        self.engine: _Engine = _HyperscanEngine(patterns) if use_hs else _ReEngine(patterns)
+                                           and (compile_hyperscan or hyperscan_cached(patterns, cache_dir)))
+        self.engine: _Engine = _HyperscanEngine(patterns, cache_dir) if use_hs else _ReEngine(patterns)
         # The keyword fallback only matters near where the job failed: it is scanned at the end, over the
         # chunks still in memory, not over the whole log.
         kw = [(KEYWORDS.encode(), True)]
-        self._keywords: _Engine = _HyperscanEngine(kw) if use_hs else _ReEngine(kw)
+        self._keywords: _Engine = _HyperscanEngine(kw, cache_dir) if use_hs else _ReEngine(kw)
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
         res = ScanResult(engine=self.engine.name)

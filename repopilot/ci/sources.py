@@ -15,10 +15,13 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..core import InputError
 from .runurl import parse_run_url
+
+if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
+    from .github_api import GitHubAccess
 
 __all__ = ["LogInput", "check_text", "open_sources"]
 
@@ -45,7 +48,7 @@ def check_text(head: bytes, name: str) -> None:
         raise InputError(f"{name} looks binary (it contains NUL bytes), not a text log")
 
 
-def open_sources(spec: str) -> list[LogInput]:
+def open_sources(spec: str, github: GitHubAccess | None = None) -> list[LogInput]:
     """The logs SOURCE names. Raises InputError (exit 2) for missing, unreadable, empty or binary input."""
     spec = spec.strip()
     if not spec:
@@ -57,7 +60,7 @@ def open_sources(spec: str) -> list[LogInput]:
         # Imported here: only a run URL needs the HTTP client.
         from .github import github_log_inputs
 
-        return github_log_inputs(spec)
+        return github_log_inputs(spec, github)
     path = Path(spec)
     if not path.exists():
         raise InputError(f"no such file: {spec}")

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import typer
 
+from ..app import model_for, observed
 from ..core import (
+    DEFAULT_MAX_STEPS,
     Agent,
     Budgets,
     InputError,
@@ -20,9 +22,9 @@ from ..core import (
     redact_text,
 )
 from ..core.sanitize import json_visible, visible
-from ..providers import resolve_model
 from ..repo import open_repo, repo_tools
 from .console import out, stdout_is_terminal
+from .context import settings_from
 from .session import reporting
 
 __all__ = ["ASK_SYSTEM_PROMPT", "register"]
@@ -36,7 +38,9 @@ Answer concisely once you have enough evidence."""
 def ask(
     goal: str = typer.Argument(..., help="The question or goal, in plain words."),
     repo: Path = typer.Option(Path("."), "--repo", help="The git repository to inspect."),
-    max_steps: int = typer.Option(20, "--max-steps", min=1, help="Model calls before a final answer is forced."),
+    max_steps: int | None = typer.Option(None, "--max-steps", min=1, show_default=False,
+                                         help=f"Model calls before a final answer is forced (default "
+                                              f"{DEFAULT_MAX_STEPS})."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, help="Total token budget."),
     max_seconds: float | None = typer.Option(None, "--max-seconds", min=0.1, help="Wall-clock budget."),
     max_cost: float | None = typer.Option(None, "--max-cost", min=0.0, help="Cost budget in USD."),
@@ -45,17 +49,19 @@ def ask(
     """Answer a question about a local git repository; every step is traced."""
     if not goal.strip():
         raise InputError("the goal is empty: say what you want to know")
-    model = resolve_model()
+    settings = settings_from(max_steps=max_steps)
+    model = model_for(settings)
+    assert model is not None  # required: model_for raised ConfigError otherwise
     root = open_repo(repo)
     rec = TraceRecorder.start("ask", goal, repo=str(root))
-    budgets = Budgets(max_steps=max_steps, max_tokens=max_tokens, max_seconds=max_seconds, max_cost=max_cost)
+    budgets = Budgets(max_steps=settings.max_steps, max_tokens=max_tokens, max_seconds=max_seconds, max_cost=max_cost)
     # On a terminal the answer is shown as it arrives; a pipe or --json gets it whole, once, at the end.
     printer = _StreamPrinter() if stdout_is_terminal() and not as_json else None
     if printer is not None:
         rec.listeners.append(printer)
     agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets,
                   on_text=printer.write if printer is not None else None)
-    with reporting(rec, model):
+    with observed(rec, model, settings, reporting):
         try:
             result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])
         finally:

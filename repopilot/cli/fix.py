@@ -19,9 +19,10 @@ from pathlib import Path
 
 import typer
 
-from ..app import seed_messages
+from ..app import Settings, github_access, model_for, observed, scanner_for, seed_messages
 from ..ci import DiagnosisReport, diagnose_source
 from ..core import (
+    DEFAULT_MAX_STEPS,
     Agent,
     ApprovalError,
     Budgets,
@@ -38,11 +39,11 @@ from ..core import (
     trace_path,
 )
 from ..core.trace import now_iso
-from ..providers import resolve_model
 from ..repo import fix_tools, open_repo, repo_tools
 from ..repo.apply import apply_fix
 from ..repo.propose import APPLIED_BRANCH
 from .console import diff_view, err, out
+from .context import settings_from
 from .render import render_text
 from .session import reporting
 
@@ -79,6 +80,12 @@ def _run_lock(run_id: str) -> Iterator[None]:
             yield
         finally:
             _HELD.discard(run_id)
+
+
+def _model(settings: Settings) -> Model:
+    model = model_for(settings)
+    assert model is not None  # required: model_for raised ConfigError otherwise
+    return model
 
 
 def _who() -> str:
@@ -257,13 +264,17 @@ def fix(
     source: str = typer.Argument(..., help="The failing CI log: a file, - for stdin, a run-logs .zip or a run URL."),
     repo: Path = typer.Option(Path("."), "--repo", help="The git repository to fix."),
     yes: bool = typer.Option(False, "--yes", help="Approve the proposed diff without asking (explicit consent)."),
-    max_steps: int = typer.Option(20, "--max-steps", min=1, help="Model calls before a final answer is forced."),
+    max_steps: int | None = typer.Option(None, "--max-steps", min=1, show_default=False,
+                                         help=f"Model calls before a final answer is forced (default "
+                                              f"{DEFAULT_MAX_STEPS})."),
     no_llm_diagnosis: bool = typer.Option(False, "--no-llm-diagnosis",
                                           help="Diagnose with the rules only, never escalating to the model."),
     baseline: str | None = typer.Option(None, "--baseline", help="The passing log of the same job."),
 ) -> None:
     """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
-    model = resolve_model()
+    settings = settings_from(max_steps=max_steps)
+    max_steps = settings.max_steps
+    model = _model(settings)
     root = open_repo(repo)
     rec = TraceRecorder.start("fix", f"fix the CI failure in {source}", repo=str(root))
     # What `resume` needs to redo the diagnosis if the process dies before the agent's first step is saved.
@@ -278,7 +289,10 @@ def fix(
 def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, model: Model,
          no_llm_diagnosis: bool, max_steps: int, yes: bool) -> None:
     try:
+        settings = settings_from()
         reports = diagnose_source(source, baseline=baseline, model=None if no_llm_diagnosis else model,
+                                  token_budget=settings.token_budget, scanner=scanner_for(settings),
+                                  github=github_access(settings),
                                   recorder=rec)
     except (RepoPilotError, KeyboardInterrupt):
         rec.finish("failed")  # no conversation yet: nothing to resume, `fix` is simply run again
@@ -287,7 +301,7 @@ def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, m
     rec.save()
     _show_diagnosis(reports)
     agent = Agent(model, ToolRegistry(fix_tools(root)), rec, Budgets(max_steps=max_steps))
-    with reporting(rec, model):
+    with observed(rec, model, settings_from(), reporting):
         agent.run(seed_messages(reports))
     _conclude(rec, root, yes=yes)
 
@@ -359,10 +373,10 @@ def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
         return
     decided = bool(t.proposal and t.proposal.get("decision"))
     if t.status != "awaiting_approval" or decided:
-        model = resolve_model()
+        model = _model(settings_from())
         tools = fix_tools(root) if t.command == "fix" else repo_tools(root)
         agent = Agent(model, ToolRegistry(tools), rec)
-        with reporting(rec, model):
+        with observed(rec, model, settings_from(), reporting):
             agent.resume()
     if t.command == "fix":
         _conclude(rec, root, yes=yes)
@@ -380,8 +394,9 @@ def _rediagnose(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
                          "again")
     rec.step("decision", result="rediagnose", detail={"decision": "resume_from_diagnosis", "status": t.status})
     t.status, t.finished_at = "running", None
-    _fix(rec, root, str(args["source"]), baseline=args.get("baseline"), model=resolve_model(),
-         no_llm_diagnosis=bool(args.get("no_llm_diagnosis")), max_steps=int(args.get("max_steps") or 20), yes=yes)
+    _fix(rec, root, str(args["source"]), baseline=args.get("baseline"), model=_model(settings_from()),
+         no_llm_diagnosis=bool(args.get("no_llm_diagnosis")),
+         max_steps=int(args.get("max_steps") or DEFAULT_MAX_STEPS), yes=yes)
 
 
 def register(app: typer.Typer) -> None:

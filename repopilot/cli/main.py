@@ -13,8 +13,9 @@ from contextlib import contextmanager
 import typer
 
 from .. import __version__
-from ..core import RepoPilotError, RunError, UserError
+from ..core import RepoPilotError, RunError, UserError, redact_text
 from .console import err
+from .context import forget_settings, load_root_settings
 
 __all__ = ["EXIT", "app", "exit_code_for", "main", "run"]
 
@@ -28,10 +29,13 @@ EXIT = {
     "interrupted": 5,
 }
 
+_DEBUG = [False]  # --debug or REPOPILOT_DEBUG: show tracebacks of unexpected errors
+
 # Command -> the module that registers it. `main` imports only the module of the command it runs (a `diagnose`
 # never imports the providers, the repository tools or the trace viewers); help and unknown commands get all.
-_COMMANDS = {"ask": "ask", "diagnose": "diagnose", "fix": "fix", "approve": "fix", "reject": "fix",
-             "resume": "fix", "github": "github", "models": "models", "runs": "runs", "trace": "runs"}
+_COMMANDS = {"ask": "ask", "config": "config", "diagnose": "diagnose", "fix": "fix", "approve": "fix",
+             "reject": "fix", "resume": "fix", "github": "github", "models": "models", "runs": "runs",
+             "trace": "runs"}
 app: typer.Typer  # every command; built on first use (see __getattr__)
 
 
@@ -67,8 +71,8 @@ def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     ctx.with_resource(_reader_gone())
-    if debug:
-        os.environ["REPOPILOT_DEBUG"] = "1"
+    _DEBUG[0] = debug or _DEBUG[0]
+    _DEBUG[0] = load_root_settings(debug=debug or None).debug
 
 
 def build_app(command: str | None = None) -> typer.Typer:
@@ -115,6 +119,9 @@ def exit_code_for(exc: BaseException) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every outcome into an exit code with one clear line on stderr."""
     _tolerate_undecodable_text()
+    # REPOPILOT_DEBUG counts even when the settings cannot be read (a broken config file is what one debugs).
+    _DEBUG[0] = bool(os.environ.get("REPOPILOT_DEBUG"))
+    forget_settings()
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
         args = sys.argv[1:] if argv is None else argv
@@ -130,10 +137,11 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return EXIT["ok"]
     except RepoPilotError as exc:
-        err.print(f"repopilot: {exc}", markup=False)
+        # An error can quote what a log or a server said, a token included.
+        err.print(f"repopilot: {redact_text(str(exc))}", markup=False)
         return exit_code_for(exc)
     except Exception as exc:
-        if os.environ.get("REPOPILOT_DEBUG"):
+        if _DEBUG[0]:
             traceback.print_exc()
         else:
             err.print(f"repopilot: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "

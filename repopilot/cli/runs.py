@@ -19,7 +19,6 @@ from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_tra
 from ..core.sanitize import json_visible, visible
 from ..telemetry import (
     budget_usage,
-    capture_content_from_env,
     export_trace,
     format_duration,
     shorten,
@@ -28,6 +27,7 @@ from ..telemetry import (
     timeline,
 )
 from .console import diff_view, err, out, shown, stderr_is_terminal, stdout_is_terminal
+from .context import settings_from
 from .summary import format_cost, summary_lines
 
 __all__ = ["register"]
@@ -252,6 +252,7 @@ def trace_export(
     """Export a recorded run as an HTML page and/or OpenTelemetry spans."""
     if not html and not otlp:
         raise UsageError("say where to export: --html FILE and/or --otlp ENDPOINT")
+    settings = settings_from()
     trace = _resolve(run_id)
     if html:
         from .trace_page import render_trace_page
@@ -271,7 +272,8 @@ def trace_export(
             err.print(f"wrote {html} ({len(trace.steps)} steps)", markup=False)
     if otlp:
         with _progress(f"sending spans to {otlp}…"):
-            sent = export_trace(trace, otlp, capture_content=capture_content or capture_content_from_env())
+            sent = export_trace(trace, otlp, capture_content=capture_content or settings.capture_content(),
+                                otel_env=settings.otel_env)
         err.print(f"sent {sent} spans of run {trace.run_id} to {otlp}", markup=False)
 
 

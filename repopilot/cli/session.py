@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..core import Model, TraceRecorder
-from ..telemetry import attach_live_exporters
 from .console import err
 from .summary import print_summary
 
@@ -16,7 +15,7 @@ __all__ = ["reporting"]
 
 @contextmanager
 def reporting(rec: TraceRecorder, model: Model | None = None, *, summary: bool = True) -> Iterator[None]:
-    attach_live_exporters(rec, model)
+    """The CLI's observer of a traced run (live exporters are attached by the application layer)."""
     try:
         yield
     finally:

@@ -13,7 +13,7 @@ from .redact import REDACTED, redact, redact_text
 
 if TYPE_CHECKING:
     from .approval import ApprovalRequired, Decision, EndRun, Proposal, decision_message, diff_sha256
-    from .budgets import Budgets, BudgetTracker
+    from .budgets import DEFAULT_MAX_STEPS, Budgets, BudgetTracker
     from .errors import (
         ApprovalError,
         ConfigError,
@@ -51,12 +51,13 @@ if TYPE_CHECKING:
         new_run_id,
         runs_dir,
         trace_path,
+        use_runs_dir,
     )
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
     "approval": ("ApprovalRequired", "Decision", "EndRun", "Proposal", "decision_message", "diff_sha256"),
-    "budgets": ("Budgets", "BudgetTracker"),
+    "budgets": ("DEFAULT_MAX_STEPS", "Budgets", "BudgetTracker"),
     "errors": (
         "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
         "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
@@ -70,11 +71,12 @@ __getattr__ = lazy_exports(__name__, {
     "tools": ("Tool", "ToolContext", "ToolOutcome", "ToolRegistry", "tool"),
     "trace": (
         "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "new_run_id", "runs_dir",
-        "trace_path"
+        "trace_path", "use_runs_dir"
     ),
 })
 
 __all__ = [
+    "DEFAULT_MAX_STEPS",
     "REDACTED",
     "Agent",
     "ApprovalError",
@@ -126,4 +128,5 @@ __all__ = [
     "runs_dir",
     "tool",
     "trace_path",
+    "use_runs_dir",
 ]

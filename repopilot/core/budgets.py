@@ -6,11 +6,13 @@ import time
 
 from pydantic import BaseModel
 
-__all__ = ["BudgetTracker", "Budgets"]
+__all__ = ["DEFAULT_MAX_STEPS", "BudgetTracker", "Budgets"]
+
+DEFAULT_MAX_STEPS = 20  # model calls before a final answer is forced
 
 
 class Budgets(BaseModel):
-    max_steps: int | None = 20
+    max_steps: int | None = DEFAULT_MAX_STEPS
     max_tokens: int | None = None
     max_seconds: float | None = None
     max_cost: float | None = None

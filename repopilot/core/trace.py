@@ -31,6 +31,7 @@ __all__ = [
     "new_run_id",
     "runs_dir",
     "trace_path",
+    "use_runs_dir",
 ]
 
 StepType = Literal["llm_call", "tool_call", "tool_result", "error", "decision", "approval"]
@@ -46,8 +47,17 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
+_RUNS_DIR = [Path(".runs")]
+
+
+def use_runs_dir(directory: Path) -> None:
+    """Where runs are recorded in this process: set once by the application layer from its Settings (core never
+    reads the environment); functions that take a `directory` use it when none is given."""
+    _RUNS_DIR[0] = Path(directory)
+
+
 def runs_dir() -> Path:
-    return Path(os.environ.get("REPOPILOT_RUNS_DIR") or ".runs")
+    return _RUNS_DIR[0]
 
 
 def trace_path(run_id: str, directory: Path | None = None) -> Path:

@@ -14,7 +14,7 @@ from .ollama import OllamaModel, ollama_model
 from .openai import DEFAULT_BASE_URL as _OPENAI_URL
 from .openai import OpenAIModel, openai_model
 from .prices import cost_of, price_for
-from .registry import PROVIDERS, ProviderInfo, register, resolve_model, split_spec
+from .registry import PROVIDERS, ProviderInfo, provider_variables, register, resolve_model, split_spec
 from .scripted import ScriptedModel, ScriptExhausted
 
 register(ProviderInfo(name="openai", factory=openai_model, endpoint_var="OPENAI_BASE_URL",
@@ -28,19 +28,20 @@ register(ProviderInfo(name="ollama", factory=ollama_model, endpoint_var="OLLAMA_
 register(ProviderInfo(name="scripted", factory=demo_model))
 
 __all__ = [
-    "PROVIDERS",
-    "AnthropicModel",
-    "GeminiModel",
-    "HttpClient",
-    "OllamaModel",
-    "OpenAIModel",
-    "ProviderInfo",
-    "RetryPolicy",
-    "ScriptExhausted",
-    "ScriptedModel",
-    "cost_of",
-    "price_for",
-    "register",
-    "resolve_model",
-    "split_spec",
+                      "PROVIDERS",
+                      "AnthropicModel",
+                      "GeminiModel",
+                      "HttpClient",
+                      "OllamaModel",
+                      "OpenAIModel",
+                      "ProviderInfo",
+                      "RetryPolicy",
+                      "ScriptExhausted",
+                      "ScriptedModel",
+                      "cost_of",
+                      "price_for",
+                      "provider_variables",
+                      "register",
+                      "resolve_model",
+                      "split_spec",
 ]

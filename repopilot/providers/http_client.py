@@ -14,7 +14,6 @@ while it is read. The read happens on a worker thread; when time is up the socke
 from __future__ import annotations
 
 import json
-import os
 import queue
 import re
 import socket
@@ -75,7 +74,7 @@ class HttpClient:
     base_url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    timeout: httpx.Timeout = field(default_factory=lambda: timeout_from_env(os.environ))
+    timeout: httpx.Timeout = field(default_factory=lambda: timeout_from_env({}))
     # The environment variable holding the key, named in 401/403 errors so the user knows what to fix.
     key_var: str | None = None
     sleep: Callable[[float], None] = time.sleep

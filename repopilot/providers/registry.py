@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..core import ConfigError, Model
 
-__all__ = ["PROVIDERS", "ProviderInfo", "register", "resolve_model", "split_spec"]
+__all__ = ["PROVIDERS", "ProviderInfo", "provider_variables", "register", "resolve_model", "split_spec"]
+
+# Variables every HTTP adapter reads (see http_client), besides its own endpoint and key.
+_COMMON_VARIABLES = ("REPOPILOT_MAX_RETRIES", "REPOPILOT_HTTP_TIMEOUT")
 
 HOWTO = ("set REPOPILOT_MODEL=provider:model, e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest, "
          "gemini:gemini-2.0-flash, ollama:llama3.2 (or scripted:demo for an offline demo)")
@@ -43,10 +45,20 @@ def split_spec(spec: str) -> tuple[str, str]:
     return provider.lower(), model
 
 
-def resolve_model(spec: str | None = None, environ: Mapping[str, str] | None = None) -> Model:
-    """The configured model. Raises ConfigError (exit 2) when none is configured or its key is missing."""
-    env = os.environ if environ is None else environ
-    spec = spec or env.get("REPOPILOT_MODEL", "")
+def provider_variables() -> tuple[str, ...]:
+    """The environment variables the adapters declare (endpoints, keys, retries, timeouts): the application
+    layer reads them, once, and passes them to `resolve_model`."""
+    names = {*_COMMON_VARIABLES}
+    for info in PROVIDERS.values():
+        names.update(v for v in (info.endpoint_var, info.key_var) if v)
+    return tuple(sorted(names))
+
+
+def resolve_model(spec: str | None, environ: Mapping[str, str]) -> Model:
+    """The model `spec` (provider:model) names, configured from `environ` (the variables of
+    `provider_variables()`). Raises ConfigError (exit 2) when none is configured or its key is missing."""
+    env = environ
+    spec = spec or ""
     if not spec:
         raise ConfigError(f"no model configured: {HOWTO}")
     provider, model = split_spec(spec)

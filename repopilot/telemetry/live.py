@@ -7,7 +7,6 @@ Telemetry never breaks a run: a listener that cannot start, or whose exports fai
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -32,8 +31,7 @@ _ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDP
 _FLUSH_TIMEOUT_MS = 10_000
 
 
-def live_export_enabled(environ: Mapping[str, str] | None = None) -> bool:
-    env = os.environ if environ is None else environ
+def live_export_enabled(env: Mapping[str, str]) -> bool:
     if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
     return any(env.get(name, "").strip() for name in _ENDPOINT_VARS)
@@ -43,7 +41,8 @@ class LiveSpanExporter:
     """A TraceListener that turns each recorded step into its span as soon as it is recorded: the root
     `invoke_agent` span opens when the listener is attached and closes when the run finishes."""
 
-    def __init__(self, trace: RunTrace, *, exporter: Any | None = None, capture_content: bool | None = None) -> None:
+    def __init__(self, trace: RunTrace, *, exporter: Any | None = None, capture_content: bool = False,
+                 otel_env: Mapping[str, str] | None = None) -> None:
         require_sdk()
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
@@ -71,8 +70,8 @@ class LiveSpanExporter:
             def force_flush(self, timeout_millis: int = 30_000) -> bool:
                 return bool(inner.force_flush(timeout_millis))
 
-        self.capture_content = capture_content_from_env() if capture_content is None else capture_content
-        self._provider = make_tracer_provider(trace.run_id, BatchSpanProcessor(_Watched()))
+        self.capture_content = capture_content
+        self._provider = make_tracer_provider(trace.run_id, BatchSpanProcessor(_Watched()), otel_env or {})
         self._tracer = self._provider.get_tracer("repopilot", __version__)
         # A resumed run already has steps: its root covers the resumed part, from now on.
         started = parse_time(trace.started_at)
@@ -130,13 +129,12 @@ class LiveSpanExporter:
             raise RuntimeError(f"OTLP live export failed: {problem}")
 
 
-def attach_live_exporters(recorder: TraceRecorder, model: Model | None = None,
-                          environ: Mapping[str, str] | None = None) -> None:
+def attach_live_exporters(recorder: TraceRecorder, model: Model | None, environ: Mapping[str, str]) -> None:
     """Call once a command has its recorder (and its Agent, which names the model in the trace). Records
     the model's endpoint (a base URL without credentials) for the spans' `server.*` attributes, and adds a
     live OTLP listener when the OTEL_* variables ask for one. Problems are appended to
-    `recorder.listener_errors`; they never stop the run."""
-    env = os.environ if environ is None else environ
+    `recorder.listener_errors`; they never stop the run. `environ` holds the OTEL_* variables the caller read."""
+    env = environ
     if model is not None and model.endpoint:
         recorder.trace.extra.setdefault("model_endpoint", model.endpoint)
     if not live_export_enabled(env):
@@ -151,7 +149,8 @@ def attach_live_exporters(recorder: TraceRecorder, model: Model | None = None,
         for name in _ENDPOINT_VARS:
             if env.get(name, "").strip():
                 traces_url(env[name])  # a clear message for a malformed endpoint, before any run
-        recorder.listeners.append(LiveSpanExporter(recorder.trace))
+        recorder.listeners.append(LiveSpanExporter(recorder.trace, capture_content=capture_content_from_env(env),
+                                                   otel_env=env))
     except ConfigError:
         recorder.listener_errors.append(f"OTEL_EXPORTER_OTLP_ENDPOINT is set but the otel extra is missing: "
                                         f"{INSTALL_HINT}")

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -61,7 +60,7 @@ def _trace_id(run_id: str) -> int:
     return int.from_bytes(hashlib.sha256(run_id.encode()).digest()[:16], "big") or 1
 
 
-def make_tracer_provider(run_id: str, processor: Any) -> Any:
+def make_tracer_provider(run_id: str, processor: Any, otel_env: Mapping[str, str]) -> Any:
     """A private TracerProvider (never the global one: the host application may have its own) whose spans all
     belong to the trace of `run_id`."""
     from opentelemetry.sdk.resources import Resource
@@ -76,7 +75,7 @@ def make_tracer_provider(run_id: str, processor: Any) -> Any:
             return random.getrandbits(64) or 1
 
     attributes: dict[str, str] = {"service.version": __version__}
-    if not os.environ.get("OTEL_SERVICE_NAME"):
+    if not otel_env.get("OTEL_SERVICE_NAME"):  # the SDK reads it itself; ours is only the fallback
         attributes["service.name"] = "repopilot"
     provider = TracerProvider(resource=Resource.create(attributes), id_generator=_RunIds())
     provider.add_span_processor(processor)
@@ -109,7 +108,8 @@ def emit_spans(tracer: Any, plans: Sequence[SpanPlan]) -> None:
 
 
 def export_trace(trace: RunTrace, endpoint: str, *, capture_content: bool = False,
-                 headers: dict[str, str] | None = None, timeout: float = 10.0) -> int:
+                 headers: dict[str, str] | None = None, timeout: float = 10.0,
+                 otel_env: Mapping[str, str] | None = None) -> int:
     """Send the spans of a recorded run to `endpoint` in one OTLP request; returns how many were sent.
     Raises RunError when the endpoint cannot be reached or refuses them."""
     url = traces_url(endpoint)
@@ -126,7 +126,7 @@ def export_trace(trace: RunTrace, endpoint: str, *, capture_content: bool = Fals
             self.spans.append(span)
 
     collect = _Collect()
-    provider = make_tracer_provider(trace.run_id, collect)
+    provider = make_tracer_provider(trace.run_id, collect, otel_env or {})
     emit_spans(provider.get_tracer("repopilot", __version__), plan_spans(trace, capture_content=capture_content))
     exporter = OTLPSpanExporter(endpoint=url, headers=headers, timeout=timeout)
     try:

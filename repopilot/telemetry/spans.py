@@ -9,7 +9,6 @@ and they are redacted first: a live run hands over its in-memory trace, which ha
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -66,9 +65,10 @@ class SpanPlan:
     events: list[EventPlan] = field(default_factory=list)
 
 
-def capture_content_from_env(environ: Mapping[str, str] | None = None) -> bool:
-    env = os.environ if environ is None else environ
-    return env.get(CAPTURE_CONTENT_ENV, "").strip().lower() in ("true", "1", "yes")
+def capture_content_from_env(environ: Mapping[str, str]) -> bool:
+    """Whether OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT (in the variables the caller read) asks for
+    message content in spans."""
+    return environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() in ("true", "1", "yes")
 
 
 def agent_name(trace: RunTrace) -> str:

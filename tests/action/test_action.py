@@ -15,9 +15,10 @@ import pytest
 import typer
 
 import repopilot.ci
-from repopilot.ci.github import github_log_inputs
-from repopilot.cli import github as github_cli
+from repopilot.app import COMMENT_MARKER, DiagnosisReport, LogInput, github_report, load_settings, resolve_run_url
 from repopilot.cli.main import app, main
+from repopilot.core import GitHubAPIError
+from repopilot.providers import ScriptedModel
 from tests.fixtures.github.fake_github import OWNER, REPO, RUN_ID, TOKEN, FakeGitHub, github
 
 __all__ = ["github"]
@@ -150,20 +151,26 @@ def actions_env(github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, tmp_path: P
 
 @pytest.fixture
 def fake_diagnose(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """Replace the `repopilot diagnose` child with one that reads the logs the way diagnose does, in-process."""
+    """Replace the in-process diagnosis with one that only records the logs it got (downloaded the real way), and
+    the renderers with ones that say which logs they were given."""
     calls: list[tuple[str, str]] = []
+    seen: list[LogInput] = []
 
-    def run(url: str, fmt: str, env: dict[str, str]) -> str:
-        calls.append((url, fmt))
-        with pytest.MonkeyPatch.context() as patch:
-            for name, value in env.items():
-                patch.setenv(name, value)
-            inputs = github_log_inputs(url)
-        if fmt == "markdown":
-            return FAKE_MARKDOWN + "".join(f"- **{i.job}** failed in step *{i.failed_step}*\n" for i in inputs)
+    def diagnose(inputs: list[LogInput], settings: Any, **kwargs: Any) -> list[DiagnosisReport]:
+        calls.append(("diagnose", ",".join(str(i.job) for i in inputs)))
+        seen[:] = inputs
+        return [DiagnosisReport(job=i.job, source=i.source) for i in inputs]
+
+    def markdown(reports: list[DiagnosisReport]) -> str:
+        calls.append(("render", "markdown"))
+        return FAKE_MARKDOWN + "".join(f"- **{i.job}** failed in step *{i.failed_step}*\n" for i in seen)
+
+    def annotations(reports: list[DiagnosisReport]) -> str:
+        calls.append(("render", "github"))
         return FAKE_ANNOTATION
 
-    monkeypatch.setattr(github_cli, "_run_diagnose", run)
+    monkeypatch.setattr(github_report, "diagnose", diagnose)
+    monkeypatch.setattr(github_report, "RENDERERS", {"markdown": markdown, "github": annotations})
     return calls
 
 
@@ -176,15 +183,16 @@ def test_report_writes_summary_annotations_and_pr_comment(github: FakeGitHub, ac
 
     assert code == 0, err
     # The run came from the workflow_run event payload.
-    assert fake_diagnose == [(github.run_url, "markdown"), (github.run_url, "github")]
+    # One diagnosis of both failed jobs' logs, rendered twice.
+    assert fake_diagnose == [("diagnose", "test (3.12),lint"), ("render", "markdown"), ("render", "github")]
     summary = actions_env.read_text()
     assert summary.startswith("# earlier step\n")  # appended, never overwritten
     assert "- **test (3.12)** failed in step *Run tests*\n- **lint** failed in step *Ruff*" in summary
     assert out == FAKE_ANNOTATION
     assert github.comments == [{"id": 1, "number": 12,
-                                "body": f"{github_cli.COMMENT_MARKER}\n" + summary.split("\n", 1)[1].rstrip("\n")
+                                "body": f"{COMMENT_MARKER}\n" + summary.split("\n", 1)[1].rstrip("\n")
                                 + "\n"}]
-    # Two diagnoses, one download per failed job: the second read the cache.
+    # One download per failed job.
     assert len(github.paths("/blob/")) == 2
     assert TOKEN not in out + err + summary
 
@@ -199,7 +207,7 @@ def test_report_keeps_one_comment_per_pull_request(github: FakeGitHub, actions_e
     err = capsys.readouterr().err
     assert "commented on #12" in err and "updated the comment on #12" in err
     assert [c["id"] for c in github.comments] == [1, 2]
-    assert github.comments[1]["edits"] == 1 and github.comments[1]["body"].startswith(github_cli.COMMENT_MARKER)
+    assert github.comments[1]["edits"] == 1 and github.comments[1]["body"].startswith(COMMENT_MARKER)
 
 
 def test_report_without_a_pull_request_skips_the_comment(github: FakeGitHub, actions_env: Path,
@@ -241,8 +249,9 @@ def test_report_without_summary_file_prints_markdown(github: FakeGitHub, actions
 
 def test_report_keeps_the_summary_under_the_runners_limit(github: FakeGitHub, actions_env: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(github_cli, "_run_diagnose", lambda url, fmt, env: "é" * 2_000_000 if fmt == "markdown"
-                        else "")
+    monkeypatch.setattr(github_report, "diagnose", lambda inputs, settings, **kw: [])
+    monkeypatch.setattr(github_report, "RENDERERS", {"markdown": lambda reports: "é" * 2_000_000,
+                                                     "github": lambda reports: ""})
     assert main(["github", "report"]) == 0
     summary = actions_env.read_bytes()
     assert 1_000_000 < len(summary) <= 1024 * 1024
@@ -252,11 +261,10 @@ def test_report_keeps_the_summary_under_the_runners_limit(github: FakeGitHub, ac
 def test_report_forwards_a_failed_diagnosis_exit_code_redacted(github: FakeGitHub, actions_env: Path,
                                                                monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    def failing_run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
-        assert command[1:4] == ["-m", "repopilot.cli.main", "diagnose"]
-        return subprocess.CompletedProcess(command, 4, "", f"repopilot: GitHub API failed with {TOKEN}\n")
+    def failing(inputs: list[LogInput], settings: Any, **kwargs: Any) -> list[DiagnosisReport]:
+        raise GitHubAPIError(f"GitHub API failed with {TOKEN}")
 
-    monkeypatch.setattr(github_cli.subprocess, "run", failing_run)
+    monkeypatch.setattr(github_report, "diagnose", failing)
     code = main(["github", "report"])
     _, err = capsys.readouterr()
     assert code == 4
@@ -274,7 +282,9 @@ def test_report_api_failure_exits_4(github: FakeGitHub, actions_env: Path, fake_
 # -- which run ---------------------------------------------------------------------------------------------------
 
 def test_run_url_resolution(actions_env: Path, monkeypatch: pytest.MonkeyPatch, github: FakeGitHub) -> None:
-    resolve = github_cli.resolve_run_url
+    def resolve(run: str) -> str:
+        return resolve_run_url(run, load_settings(os.environ))
+
     assert resolve("") == github.run_url  # the workflow_run payload
     assert resolve("77") == f"https://github.com/{OWNER}/{REPO}/actions/runs/77"
     assert resolve("https://github.com/a/b/actions/runs/5/job/6") == "https://github.com/a/b/actions/runs/5/job/6"
@@ -350,6 +360,51 @@ def test_action_step_end_to_end(github: FakeGitHub, tmp_path: Path) -> None:
     assert "::error" in done.stdout
     assert len(github.comments) == 1 and github.comments[0]["number"] == 12
     body = github.comments[0]["body"]
-    assert body.startswith(github_cli.COMMENT_MARKER) and report.strip() in body
+    assert body.startswith(COMMENT_MARKER) and report.strip() in body
     assert len(github.paths("/blob/")) == 2  # logs downloaded once for both formats
     assert TOKEN not in done.stdout + done.stderr + report
+
+
+# -- one diagnosis per log ---------------------------------------------------------------------------------------
+
+def test_report_diagnoses_each_log_once_in_process(github: FakeGitHub, actions_env: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The real diagnosis, counted: one scan and at most one model call per failed job's log, one trace, however
+    many formats are rendered (summary, annotations, PR comment)."""
+    from repopilot.ci.scanner import Scanner
+    from repopilot.core import list_traces
+
+    scans: list[int] = []
+    real_scan = Scanner.scan
+
+    def counting_scan(self: Scanner, stream: Any, **kwargs: Any) -> Any:
+        scans.append(1)
+        return real_scan(self, stream, **kwargs)
+
+    monkeypatch.setattr(Scanner, "scan", counting_scan)
+    replies = [{"content": json.dumps({"category": "lint", "error_lines": [2], "summary": "unused import"})}] * 5
+    model = ScriptedModel(replies)
+    monkeypatch.setattr(github_report, "diagnose", _with_model(github_report.diagnose, model))
+    github.pull_requests = [12]
+    assert main(["github", "report", "--comment-on-pr", "--model", "scripted:demo"]) == 0
+    out = capsys.readouterr().out
+    assert len(scans) == 2, "each failed job's log is scanned exactly once"
+    assert len(model.calls) <= 2, "at most one model call per log"
+    assert [t.command for t in list_traces()] == ["diagnose"]  # one diagnosis, one trace
+    summary = actions_env.read_text()
+    assert "test (3.12)" in summary or "tests/test_calc.py" in summary
+    assert "::error" in out and len(github.comments) == 1
+    assert len(github.paths("/blob/")) == 2
+
+
+def _with_model(diagnose: Any, model: Any) -> Any:
+    from repopilot.app import diagnosing
+
+    def run(inputs: list[LogInput], settings: Any, **kwargs: Any) -> list[DiagnosisReport]:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(diagnosing, "model_for", lambda settings, required=True: model)
+            result: list[DiagnosisReport] = diagnose(inputs, settings, **kwargs)
+            return result
+
+    return run

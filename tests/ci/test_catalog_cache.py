@@ -34,8 +34,7 @@ match = false
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("REPOPILOT_CACHE_DIR", str(tmp_path / "cache"))
+def cache(tmp_path: Path) -> Path:
     return tmp_path / "cache"
 
 
@@ -47,10 +46,10 @@ def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_second_load_reads_the_cache_and_equals_the_first(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = load_catalog()
+    first = load_catalog(cache_dir=cache)
     assert list(cache.glob("catalog-*.pickle"))
     _no_parsing(monkeypatch)
-    second = load_catalog()
+    second = load_catalog(cache_dir=cache)
     assert second == first and second.version == first.version
     trig = second.rules[0].triggers[0]
     assert isinstance(trig, LazyPattern) and trig._rx is None  # compiled only when first used
@@ -62,21 +61,21 @@ def test_a_changed_rule_file_is_a_new_entry(cache: Path, tmp_path: Path, monkeyp
     rules = tmp_path / "rules"
     rules.mkdir()
     (rules / "u.toml").write_text(RULE)
-    assert load_catalog([rules]).by_id("u.thing").confidence == 0.9
+    assert load_catalog([rules], cache_dir=cache).by_id("u.thing").confidence == 0.9
     (rules / "u.toml").write_text(RULE.replace("confidence = 0.9", "confidence = 0.7"))
-    assert load_catalog([rules]).by_id("u.thing").confidence == 0.7
+    assert load_catalog([rules], cache_dir=cache).by_id("u.thing").confidence == 0.7
     assert len(list(cache.glob("catalog-*.pickle"))) == 2
 
 
 @pytest.mark.parametrize("spoil", ["corrupt", "shared"])
 def test_a_corrupt_or_shared_entry_is_rebuilt(cache: Path, spoil: str) -> None:
-    load_catalog()
+    load_catalog(cache_dir=cache)
     [entry] = cache.glob("catalog-*.pickle")
     if spoil == "corrupt":
         entry.write_bytes(b"not a pickle")
     else:
         os.chmod(entry, 0o666)  # anyone could have written it: not trusted
-    assert len(load_catalog().rules) > 100
+    assert len(load_catalog(cache_dir=cache).rules) > 100
     if spoil == "corrupt":
         assert entry.read_bytes() != b"not a pickle"
     else:
@@ -86,16 +85,16 @@ def test_a_corrupt_or_shared_entry_is_rebuilt(cache: Path, spoil: str) -> None:
 @pytest.mark.skipif(not hyperscan_available(), reason="hyperscan wheel not installed")
 def test_a_small_log_on_a_fresh_machine_is_scanned_before_hyperscan_compiles(cache: Path) -> None:
     engine_mod._scanner.cache_clear()  # scanners built for other tests' caches
-    small = default_scanner(size=12 * 1024)
+    small = default_scanner(cache_dir=cache, size=12 * 1024)
     assert small.engine.name == "re"  # nothing compiled yet: `re` is faster than compiling
     assert not list(cache.glob("hyperscan-*.db"))
     engine_mod._scanner.cache_clear()
-    again = default_scanner(size=12 * 1024)  # the next run: the machine has run RepoPilot before
+    again = default_scanner(cache_dir=cache, size=12 * 1024)  # the next run: the machine has run RepoPilot before
     assert again.engine.name == "hyperscan" and list(cache.glob("hyperscan-*.db"))
-    assert default_scanner(size=50 * 1024 * 1024).engine.name == "hyperscan"
+    assert default_scanner(cache_dir=cache, size=50 * 1024 * 1024).engine.name == "hyperscan"
     data = (Path(__file__).resolve().parents[2] / "examples" / "go-build-error.log").read_bytes()
-    sc = Scanner(load_catalog(), compile_hyperscan=False)
+    sc = Scanner(load_catalog(cache_dir=cache), cache_dir=cache, compile_hyperscan=False)
     assert sc.engine.name == "hyperscan"  # once compiled, every log uses it
     assert [h.line for h in sc.scan(io.BytesIO(data)).hits] == [h.line for h in small.scan(io.BytesIO(data)).hits]
-    assert not hyperscan_cached([(b"x", False)])
+    assert not hyperscan_cached([(b"x", False)], cache)
     engine_mod._scanner.cache_clear()

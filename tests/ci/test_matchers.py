@@ -9,6 +9,7 @@ import pytest
 
 from repopilot.ci import diagnose_source
 from repopilot.ci.blocks import match_text
+from repopilot.ci.engine import default_scanner
 from repopilot.ci.matchers import name_groups, rules_from_problem_matcher
 from repopilot.core import ConfigError
 
@@ -62,7 +63,7 @@ def test_user_rules_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     log = tmp_path / "build.log"
     # A warning: the bundled tsc.error rule (errors only) stays silent, so the line is the user's rule's alone.
     log.write_text("> tsc -p .\nsrc/app.ts(12,5): warning TS6133: 'x' is declared but never used.\n")
-    monkeypatch.setenv("REPOPILOT_RULES", str(rules))
-    [report] = [r.contract() for r in diagnose_source(str(log))]
+    scanner = default_scanner(None, (rules,))
+    [report] = [r.contract() for r in diagnose_source(str(log), scanner=scanner)]
     assert report["failures"][0]["rule"] == "matcher.tsc"
     assert report["failures"][0]["file"] == "src/app.ts" and report["error_lines"] == [2]

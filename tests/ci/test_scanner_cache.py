@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-from repopilot.ci import scanner as scanner_mod
 from repopilot.ci.catalog import load_catalog
 from repopilot.ci.scanner import Scanner, hyperscan_available
 
@@ -21,8 +20,7 @@ def _hits(sc: Scanner) -> list[int]:
 
 def test_second_build_loads_the_cached_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
-    monkeypatch.setenv("REPOPILOT_CACHE_DIR", str(cache))
-    first = Scanner(load_catalog(), engine="hyperscan")
+    first = Scanner(load_catalog(), engine="hyperscan", cache_dir=cache)
     files = sorted(cache.glob("hyperscan-*.db"))
     assert files, "the compiled database was not cached"
 
@@ -32,23 +30,21 @@ def test_second_build_loads_the_cached_database(tmp_path: Path, monkeypatch: pyt
         raise AssertionError("compiled again although a cached database exists")
 
     monkeypatch.setattr(hyperscan, "Database", no_compile)
-    second = Scanner(load_catalog(), engine="hyperscan")
+    second = Scanner(load_catalog(), engine="hyperscan", cache_dir=cache)
     assert _hits(second) == _hits(first) == [1]
 
 
 def test_corrupt_cache_is_compiled_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
-    monkeypatch.setenv("REPOPILOT_CACHE_DIR", str(cache))
-    Scanner(load_catalog(), engine="hyperscan")
+    Scanner(load_catalog(), engine="hyperscan", cache_dir=cache)
     for f in cache.glob("hyperscan-*.db"):
         f.write_bytes(b"garbage")
-    assert _hits(Scanner(load_catalog(), engine="hyperscan")) == [1]
+    assert _hits(Scanner(load_catalog(), engine="hyperscan", cache_dir=cache)) == [1]
     assert all(f.read_bytes() != b"garbage" for f in cache.glob("hyperscan-*.db"))
 
 
 def test_unwritable_cache_still_scans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    monkeypatch.setenv("REPOPILOT_CACHE_DIR", str(blocker / "sub"))
-    assert _hits(Scanner(load_catalog(), engine="hyperscan")) == [1]
-    assert scanner_mod._cache_dir() == blocker / "sub"
+    assert _hits(Scanner(load_catalog(), engine="hyperscan", cache_dir=blocker / "sub")) == [1]
+    assert not (blocker / "sub").exists()

@@ -5,6 +5,7 @@ rule decisions, a failing tool call and hostile text (HTML and a token) in model
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,7 @@ def record_fix_run(repo: Path, *, slow_ms: float = 0.0, fail_model: bool = False
     model.endpoint = "http://127.0.0.1:9/v1"
     rec = TraceRecorder.start("fix", "Fix the failing CI run 4242 (pytest)", repo=str(repo))
     # Attached first, as a command that records rule decisions before any model call would attach it.
-    attach_live_exporters(rec, model)
+    attach_live_exporters(rec, model, os.environ)
     rec.step("decision", result="python.pytest.assertion",
              detail={"decision": "rule_match", "rule": "python.pytest.assertion", "confidence": 0.93,
                      "reason": "trigger 'E       assert' at line 43 inside the failing step"})

@@ -4,6 +4,7 @@ fact from a trace file, and live while a run goes on. Skipped when the otel extr
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -161,7 +162,7 @@ def test_missing_extra_is_a_clear_config_error(fix_run: RunTrace, monkeypatch: p
     from repopilot.telemetry import attach_live_exporters
 
     rec = TraceRecorder.start("ask", "g")
-    attach_live_exporters(rec)
+    attach_live_exporters(rec, None, os.environ)
     assert rec.listeners == []
     assert rec.listener_errors == [
         "OTEL_EXPORTER_OTLP_ENDPOINT is set but the otel extra is missing: pip install 'repopilot[otel]'"]
@@ -178,7 +179,7 @@ def test_live_export_refuses_grpc_with_a_clear_warning(monkeypatch: pytest.Monke
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
     rec = TraceRecorder.start("ask", "g")
-    attach_live_exporters(rec)
+    attach_live_exporters(rec, None, os.environ)
     assert rec.listeners == [] and "http/protobuf only, not 'grpc'" in rec.listener_errors[0]
 
 
@@ -189,7 +190,7 @@ def test_no_endpoint_no_listener_but_the_model_endpoint_is_recorded(monkeypatch:
     model = ScriptedModel(["hi"])
     model.endpoint = "https://api.example.test/v1"
     rec = TraceRecorder.start("ask", "g")
-    attach_live_exporters(rec, model)
+    attach_live_exporters(rec, model, os.environ)
     assert rec.listeners == [] and rec.listener_errors == []
     assert rec.trace.extra["model_endpoint"] == "https://api.example.test/v1"
 
@@ -215,7 +216,7 @@ def test_live_spans_leave_while_the_run_is_still_going(git_repo: Path, otlp_rece
     replies = iter([lambda m, t: {"tool_calls": [{"name": "git_status", "arguments": {}}]}, second_reply])
     model = ScriptedModel(lambda m, t: next(replies)(m, t), model="m1")
     rec = TraceRecorder.start("ask", "status?")
-    attach_live_exporters(rec, model)
+    attach_live_exporters(rec, model, os.environ)
     Agent(model, ToolRegistry(repo_tools(git_repo)), rec).run([UserMessage(content="status?")])
     assert rec.listener_errors == []
     # The first model call and the tool had reached the backend before the run's last model call returned.

@@ -1,0 +1,56 @@
+"""What the use cases build from `Settings`: the model, the scanner, GitHub access, live telemetry. One place,
+so every use case configures the layers below the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+
+from ..ci.engine import default_scanner
+from ..ci.github_api import GitHubAccess
+from ..ci.scanner import Scanner
+from ..core import Model, TraceRecorder, use_runs_dir
+from ..telemetry import attach_live_exporters
+from .settings import Settings
+
+__all__ = ["Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for"]
+
+# A client's view of a traced run while it goes (the CLI prints the run summary after it): given the recorder
+# and the model, returns a context manager around the run.
+Observer = Callable[[TraceRecorder, Model | None], AbstractContextManager[None]]
+
+
+def apply_settings(settings: Settings) -> None:
+    """Process-wide settings the layers below use as their defaults: where runs are recorded."""
+    use_runs_dir(settings.runs_dir)
+
+
+def model_for(settings: Settings, *, required: bool = True) -> Model | None:
+    """The configured model; None when none is configured and none is required."""
+    if not settings.model and not required:
+        return None
+    from ..providers import resolve_model  # the HTTP client and the adapters: only when a model is asked for
+
+    return resolve_model(settings.model, settings.provider_env)
+
+
+def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
+    """The scanner for logs of up to `size` bytes (None: unknown)."""
+    return default_scanner(None, settings.rules, settings.scanner_cache_dir(), size=size)
+
+
+def github_access(settings: Settings) -> GitHubAccess:
+    return GitHubAccess(token=settings.github_token, api_url=settings.github_api_url, log_cache=settings.log_cache)
+
+
+def _no_observer(rec: TraceRecorder, model: Model | None) -> AbstractContextManager[None]:
+    return nullcontext()
+
+
+@contextmanager
+def observed(rec: TraceRecorder, model: Model | None, settings: Settings,
+             observer: Observer | None) -> Iterator[None]:
+    """Live OTLP export when configured, and the client's observer, around a traced run."""
+    attach_live_exporters(rec, model, settings.otel_env)
+    with (observer or _no_observer)(rec, model):
+        yield

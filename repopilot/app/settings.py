@@ -1,0 +1,204 @@
+"""Settings: everything configurable, read ONCE at the edge and passed down. No module below this layer reads
+the environment or a config file.
+
+Where a value comes from, strongest first: a command-line flag, an environment variable, the project's config
+(`repopilot.toml`, else `[tool.repopilot]` in `pyproject.toml`, in the working directory), the user's config
+(`$XDG_CONFIG_HOME/repopilot/config.toml`, default `~/.config/repopilot/config.toml`), the default. Each value
+remembers which (`Settings.origins`; `repopilot config` shows them). Secrets (API keys, the GitHub token) are
+read from the environment only: a config file is something people commit.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
+from ..core import DEFAULT_MAX_STEPS, ConfigError
+from ..providers import provider_variables
+from ..telemetry import capture_content_from_env
+
+__all__ = ["CONFIG_KEYS", "Settings", "load_settings", "user_config_path"]
+
+DEFAULT_RUNS_DIR = ".runs"
+DEFAULT_GITHUB_SERVER = "https://github.com"
+# Environment variables that are not settings of their own but are passed to the layer that declares them.
+_OTEL_PREFIX = "OTEL_"
+
+
+@dataclass(frozen=True)
+class _Key:
+    env: str | None  # the environment variable, if any
+    kind: type  # str, int, Path, bool or list (of paths)
+    in_files: bool = True  # may be set in a config file
+
+
+# The settings a person can set, with their variable. Anything else in a config file is an error.
+_KEYS: dict[str, _Key] = {
+    "model": _Key("REPOPILOT_MODEL", str),
+    "runs_dir": _Key("REPOPILOT_RUNS_DIR", Path),
+    "rules": _Key("REPOPILOT_RULES", list),
+    "cache_dir": _Key("REPOPILOT_CACHE_DIR", Path),
+    "log_cache": _Key("REPOPILOT_LOG_CACHE", Path),
+    "token_budget": _Key(None, int),
+    "max_steps": _Key(None, int),
+    "github_api_url": _Key("GITHUB_API_URL", str),
+    "github_server_url": _Key("GITHUB_SERVER_URL", str),
+    "debug": _Key("REPOPILOT_DEBUG", bool, in_files=False),
+}
+CONFIG_KEYS = tuple(k for k, v in _KEYS.items() if v.in_files)
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str | None = None
+    runs_dir: Path = Path(DEFAULT_RUNS_DIR)
+    rules: tuple[Path, ...] = ()
+    cache_dir: Path | None = None  # None: the user's cache directory (see `scanner_cache_dir`)
+    log_cache: Path | None = None
+    token_budget: int = DEFAULT_TOKEN_BUDGET
+    max_steps: int = DEFAULT_MAX_STEPS
+    github_api_url: str | None = None
+    github_server_url: str = DEFAULT_GITHUB_SERVER
+    debug: bool = False
+    # Read from the environment only, never shown by `repopilot config`.
+    github_token: str | None = field(default=None, repr=False)
+    # The GitHub Actions context of `github report` (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_EVENT_PATH, ...).
+    actions: Mapping[str, str] = field(default_factory=dict)
+    # The variables the model providers declare (keys, base URLs, retries, timeouts), passed to them as is.
+    provider_env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    # OpenTelemetry's own variables (endpoint, headers, service name), passed to the telemetry layer.
+    otel_env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    # Where each setting came from: "default", "flag --x", "env VAR", "config PATH".
+    origins: Mapping[str, str] = field(default_factory=dict)
+    xdg_cache_home: str | None = None
+
+    def with_flags(self, **flags: Any) -> Settings:
+        """These settings with command-line flags applied (None means the flag was not given)."""
+        given = {k: v for k, v in flags.items() if v is not None}
+        unknown = set(given) - {f.name for f in fields(self)}
+        if unknown:
+            raise ValueError(f"unknown settings {sorted(unknown)}")
+        origins = {**self.origins, **{k: f"flag --{k.replace('_', '-')}" for k in given}}
+        return replace(self, **given, origins=origins)
+
+    def scanner_cache_dir(self) -> Path:
+        """Where the compiled rule database is cached."""
+        if self.cache_dir is not None:
+            return self.cache_dir
+        return Path(self.xdg_cache_home or "~/.cache").expanduser() / "repopilot"
+
+    def capture_content(self) -> bool:
+        """Whether spans may carry message content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""
+        return capture_content_from_env(self.otel_env)
+
+    def shown(self) -> list[tuple[str, str, str]]:
+        """(setting, value, origin) for `repopilot config`; secrets only say whether they are set."""
+        rows = [(name, _show(self.scanner_cache_dir() if name == "cache_dir" else getattr(self, name)),
+                 self.origins.get(name, "default")) for name in _KEYS]
+        rows.append(("github_token", "set" if self.github_token else "not set",
+                     "env GITHUB_TOKEN" if self.github_token else "-"))
+        return rows
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, tuple):
+        return os.pathsep.join(str(v) for v in value) or "-"
+    return str(value)
+
+
+def user_config_path(environ: Mapping[str, str]) -> Path:
+    base = environ.get("XDG_CONFIG_HOME") or str(Path("~/.config").expanduser())
+    return Path(base) / "repopilot" / "config.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+
+
+def _project_config(cwd: Path) -> tuple[dict[str, Any], str] | None:
+    own = cwd / "repopilot.toml"
+    if own.is_file():
+        return _read_toml(own), f"config {own}"
+    pyproject = cwd / "pyproject.toml"
+    if pyproject.is_file():
+        section = _read_toml(pyproject).get("tool", {}).get("repopilot")
+        if section is not None:
+            if not isinstance(section, dict):
+                raise ConfigError(f"{pyproject}: [tool.repopilot] must be a table")
+            return section, f"config {pyproject} [tool.repopilot]"
+    return None
+
+
+def _convert(name: str, raw: Any, where: str) -> Any:
+    kind = _KEYS[name].kind
+    try:
+        if kind is bool:
+            if isinstance(raw, bool):
+                return raw
+            return str(raw).strip().lower() not in ("", "0", "false", "no")
+        if kind is int:
+            if isinstance(raw, bool):
+                raise ValueError
+            value = int(raw)
+            if value < 1:
+                raise ValueError
+            return value
+        if kind is list:
+            items = raw if isinstance(raw, list) else [p for p in str(raw).split(os.pathsep) if p]
+            return tuple(Path(str(p)).expanduser() for p in items)
+        if kind is Path:
+            return Path(str(raw)).expanduser() if str(raw).strip() else None
+        text = str(raw)  # as given: a stray space in REPOPILOT_MODEL is reported, not silently trimmed
+        return text or None
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: {name} = {str(raw)[:60]!r} is not a valid {kind.__name__}") from None
+
+
+def _from_file(data: dict[str, Any], where: str) -> dict[str, tuple[Any, str]]:
+    out = {}
+    for name, raw in data.items():
+        if name not in CONFIG_KEYS:
+            raise ConfigError(f"{where.removeprefix('config ')}: unknown setting {name!r}; known: "
+                              f"{', '.join(CONFIG_KEYS)}")
+        out[name] = (_convert(name, raw, where.removeprefix("config ")), where)
+    return out
+
+
+def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: Any) -> Settings:
+    """Settings from the config files, the environment and the flags (None: not given), in that order."""
+    layers: dict[str, tuple[Any, str]] = {}
+    user = user_config_path(environ)
+    if user.is_file():
+        layers.update(_from_file(_read_toml(user), f"config {user}"))
+    project = _project_config(cwd or Path.cwd())
+    if project is not None:
+        layers.update(_from_file(*project))
+    for name, key in _KEYS.items():
+        if key.env and environ.get(key.env, ""):
+            layers[name] = (_convert(name, environ[key.env], f"env {key.env}"), f"env {key.env}")
+    layers = {k: (v, o) for k, (v, o) in layers.items() if v is not None}  # blank: as if not set
+    values = {k: v for k, (v, _) in layers.items()}
+    origins = {k: o for k, (_, o) in layers.items()}
+    settings = Settings(
+        **values,
+        github_token=environ.get("GITHUB_TOKEN") or None,
+        actions={k: v for k, v in environ.items() if k.startswith("GITHUB_") and k != "GITHUB_TOKEN"},
+        provider_env={k: environ[k] for k in provider_variables() if k in environ},
+        otel_env={k: v for k, v in environ.items() if k.startswith(_OTEL_PREFIX)},
+        origins=origins,
+        xdg_cache_home=environ.get("XDG_CACHE_HOME") or None,
+    )
+    return settings.with_flags(**flags)
