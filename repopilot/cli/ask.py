@@ -20,6 +20,7 @@ from ..core import (
     TraceRecorder,
     UserMessage,
     redact_text,
+    run_lock,
 )
 from ..core.sanitize import json_visible, visible
 from ..repo import open_repo, repo_tools
@@ -61,7 +62,9 @@ def ask(
         rec.listeners.append(printer)
     agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets,
                   on_text=printer.write if printer is not None else None)
-    with observed(rec, model, settings, reporting):
+    # Held while the run is live, so a `resume` of it from another terminal is refused instead of asking the
+    # model the same turns a second time.
+    with run_lock(rec.trace.run_id), observed(rec, model, settings, reporting):
         try:
             result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])
         finally:

@@ -13,8 +13,8 @@ import getpass
 import os
 import shlex
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import typer
@@ -36,7 +36,7 @@ from ..core import (
     UsageError,
     load_trace,
     redact_text,
-    trace_path,
+    run_lock,
 )
 from ..core.trace import now_iso
 from ..repo import fix_tools, open_repo, repo_tools
@@ -53,33 +53,8 @@ _FIX_ARGS = "fix_args"
 _RESUMABLE = ("running", "interrupted", "failed", "approved", "rejected")
 
 
-_HELD: set[str] = set()
-
-
-@contextmanager
-def _run_lock(run_id: str) -> Iterator[None]:
-    """One process at a time per run, so a run is never driven twice at once (two `resume`s would ask the model
-    twice). The OS drops the lock when its holder dies, even by SIGKILL; nested use in one process is allowed."""
-    if run_id in _HELD:
-        yield
-        return
-    try:
-        import fcntl
-    except ImportError:  # no flock on this platform: no lock, as before
-        yield
-        return
-    path = trace_path(run_id).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UsageError(f"run {run_id} is in use by another repopilot process; try again when it ends") from None
-        _HELD.add(run_id)
-        try:
-            yield
-        finally:
-            _HELD.discard(run_id)
+def _run_lock(run_id: str) -> AbstractContextManager[None]:
+    return run_lock(run_id)
 
 
 def _model(settings: Settings) -> Model:

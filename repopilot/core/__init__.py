@@ -9,7 +9,7 @@ from .lazy import lazy_exports
 
 # `redact` is both a submodule and a function: importing the submodule (as trace.py does) would bind the package
 # attribute to the module, so the function is bound here, at once (the module is the standard library only).
-from .redact import REDACTED, redact, redact_text
+from .redact import REDACTED, Redactor, active_redactor, install_redactor, redact, redact_text, using_redactor
 
 if TYPE_CHECKING:
     from .approval import ApprovalRequired, Decision, EndRun, Proposal, decision_message, diff_sha256
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
         list_traces,
         load_trace,
         new_run_id,
+        read_trace,
+        run_lock,
         runs_dir,
         trace_path,
         use_runs_dir,
@@ -70,8 +72,8 @@ __getattr__ = lazy_exports(__name__, {
     "model": ("Model", "TextCallback"),
     "tools": ("Tool", "ToolContext", "ToolOutcome", "ToolRegistry", "tool"),
     "trace": (
-        "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "new_run_id", "runs_dir",
-        "trace_path", "use_runs_dir"
+        "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "new_run_id", "read_trace",
+        "run_lock", "runs_dir", "trace_path", "use_runs_dir"
     ),
 })
 
@@ -95,6 +97,7 @@ __all__ = [
     "ModelResponse",
     "Proposal",
     "ProviderError",
+    "Redactor",
     "RepoPilotError",
     "RunError",
     "RunResult",
@@ -116,17 +119,22 @@ __all__ = [
     "UsageError",
     "UserError",
     "UserMessage",
+    "active_redactor",
     "decision_message",
     "diff_sha256",
     "dump_messages",
+    "install_redactor",
     "list_traces",
     "load_messages",
     "load_trace",
     "new_run_id",
+    "read_trace",
     "redact",
     "redact_text",
+    "run_lock",
     "runs_dir",
     "tool",
     "trace_path",
     "use_runs_dir",
+    "using_redactor",
 ]
