@@ -15,7 +15,7 @@ from .github_report import (
     report_github_run,
     resolve_run_url,
 )
-from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for
+from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
 from .settings import Settings, load_settings
 
 __all__ = [
@@ -45,4 +45,5 @@ __all__ = [
     "resolve_run_url",
     "scanner_for",
     "seed_messages",
+    "tool_bounds",
 ]

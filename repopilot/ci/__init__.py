@@ -9,10 +9,11 @@ from .engine import Result, diagnose_input, diagnose_source, to_report
 from .render import RENDERERS, render_github, render_json, render_markdown
 from .report import DiagnosisReport, ReportFailure, read_report, report_schema
 from .runurl import RunRef, is_run_url, parse_run_url
-from .sources import LogInput, open_sources
+from .sources import MAX_STDIN_BYTES, LogInput, open_sources
 
 __all__ = [
     "CATEGORIES",
+    "MAX_STDIN_BYTES",
     "RENDERERS",
     "Catalog",
     "DiagnosisReport",

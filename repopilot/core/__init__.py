@@ -18,7 +18,7 @@ from .errors import (
     UsageError,
     UserError,
 )
-from .loop import Agent, RunResult, dump_messages, load_messages
+from .loop import MAX_TOOL_CALLS_PER_TURN, Agent, RunResult, dump_messages, load_messages
 from .messages import (
     AssistantMessage,
     Message,
@@ -50,6 +50,7 @@ from .trace import (
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
+    "MAX_TOOL_CALLS_PER_TURN",
     "REDACTED",
     "Agent",
     "ApprovalError",
