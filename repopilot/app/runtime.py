@@ -11,7 +11,6 @@ from ..ci.engine import default_scanner
 from ..ci.github_api import GitHubAccess
 from ..ci.scanner import Scanner
 from ..core import Model, TraceRecorder, use_runs_dir
-from ..providers import resolve_model
 from ..telemetry import attach_live_exporters
 from .settings import Settings
 
@@ -31,11 +30,14 @@ def model_for(settings: Settings, *, required: bool = True) -> Model | None:
     """The configured model; None when none is configured and none is required."""
     if not settings.model and not required:
         return None
+    from ..providers import resolve_model  # the HTTP client and the adapters: only when a model is asked for
+
     return resolve_model(settings.model, settings.provider_env)
 
 
-def scanner_for(settings: Settings) -> Scanner:
-    return default_scanner(None, settings.rules, settings.scanner_cache_dir())
+def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
+    """The scanner for logs of up to `size` bytes (None: unknown)."""
+    return default_scanner(None, settings.rules, settings.scanner_cache_dir(), size=size)
 
 
 def tool_bounds(settings: Settings) -> dict[str, Any]:
