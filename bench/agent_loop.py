@@ -8,7 +8,7 @@ a scripted model that asks for one tool call per turn, N times, then answers; th
 Overhead per step = (wall time of the run - time inside the model function and the tool) / N: what the framework
 itself costs per tool call. RepoPilot's figure includes writing its trace (redacted, to a temporary directory),
 since that is what its loop does. Targets (issue 16): at most 2 ms per step at N = 200, and within 2x of the
-faster peer at each N. Medians of --runs runs.
+faster peer at each N. Medians of --runs runs. (mini-swe-agent creates ~/.config/mini-swe-agent when imported.)
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ def run_pydantic_ai(n: int) -> float:
     from pydantic_ai.messages import ModelResponse as PResponse
     from pydantic_ai.messages import TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import UsageLimits
 
     clock = Clock()
     state = {"turn": 0}
@@ -123,7 +124,7 @@ def run_pydantic_ai(n: int) -> float:
         return clock.timed(lambda: RESULT)()
 
     started = time.perf_counter()
-    out = agent.run_sync("go")
+    out = agent.run_sync("go", usage_limits=UsageLimits(request_limit=n + 5))
     wall = time.perf_counter() - started
     assert out.output == "done" and state["turn"] == n + 1
     return (wall - clock.inside) / n
@@ -133,17 +134,21 @@ def run_pydantic_ai(n: int) -> float:
 
 def run_mini_swe_agent(n: int) -> float:
     from minisweagent.agents.default import DefaultAgent
-    from minisweagent.models.test_models import DeterministicModel
+    from minisweagent.exceptions import Submitted
+    from minisweagent.models.test_models import DeterministicModel, make_output
 
     clock = Clock()
 
     class Env:
-        """In process: a command costs a function call, as RepoPilot's and pydantic-ai's tools do."""
+        """In process: a command costs a function call, as RepoPilot's and pydantic-ai's tools do (its local
+        environment would start a shell per command). Ends the run as mini-swe-agent's own environments do."""
 
-        config: Any = None
-
-        def execute(self, action: Any, cwd: str = "", **_: Any) -> dict[str, Any]:
-            return clock.timed(lambda: {"output": RESULT, "returncode": 0, "exception_info": ""})()
+        def execute(self, action: dict[str, Any], cwd: str = "", **_: Any) -> dict[str, Any]:
+            output = clock.timed(lambda: {"output": RESULT, "returncode": 0, "exception_info": ""})()
+            if action.get("command", "").startswith("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"):
+                raise Submitted({"role": "exit", "content": "done",
+                                 "extra": {"exit_status": "Submitted", "submission": "done"}})
+            return output
 
         def get_template_vars(self, **_: Any) -> dict[str, Any]:
             return {}
@@ -151,14 +156,16 @@ def run_mini_swe_agent(n: int) -> float:
         def serialize(self) -> dict[str, Any]:
             return {}
 
-    outputs = [f"THOUGHT: step {i}\n\n```mswea_bash_command\necho {i}\n```" for i in range(n)]
-    outputs.append("THOUGHT: done\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```")
-    model = DeterministicModel(outputs=outputs)
+    outputs = [make_output(f"step {i}", [{"command": f"echo {i}"}], cost=0.0) for i in range(n)]
+    outputs.append(make_output("done", [{"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}], cost=0.0))
+    model = DeterministicModel(outputs=outputs, cost_per_call=0.0)
     model.query = clock.timed(model.query)  # type: ignore[method-assign]
-    agent = DefaultAgent(model, Env(), step_limit=n + 5)  # type: ignore[arg-type]
+    agent = DefaultAgent(model, Env(), system_template="sys", instance_template="{{task}}",  # type: ignore[arg-type]
+                         step_limit=n + 5, cost_limit=0)
     started = time.perf_counter()
-    agent.run("go")
+    result = agent.run("go")
     wall = time.perf_counter() - started
+    assert result.get("exit_status") == "Submitted" and agent.n_calls == n + 1, result
     return (wall - clock.inside) / n
 
 
