@@ -20,7 +20,7 @@ if TYPE_CHECKING:
         report_github_run,
         resolve_run_url,
     )
-    from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for
+    from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
     from .settings import Settings, load_settings
 
 # Each name is imported from its module the first time it is used.
@@ -31,7 +31,8 @@ __getattr__ = lazy_exports(__name__, {
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
-    "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for"),
+    "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
+                "tool_bounds"),
     "settings": ("Settings", "load_settings"),
 })
 
@@ -62,4 +63,5 @@ __all__ = [
     "resolve_run_url",
     "scanner_for",
     "seed_messages",
+    "tool_bounds",
 ]

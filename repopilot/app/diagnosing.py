@@ -18,7 +18,7 @@ ProgressFor = Callable[[LogInput], AbstractContextManager[Callable[[int], None] 
 
 def open_logs(source: str, settings: Settings) -> list[LogInput]:
     """The logs SOURCE names (a file, '-', a run-logs zip, a run URL) with the settings' GitHub access."""
-    return open_sources(source, github_access(settings))
+    return open_sources(source, github_access(settings), max_stdin_bytes=settings.max_stdin_bytes)
 
 
 def _no_progress(log: LogInput) -> AbstractContextManager[Callable[[int], None] | None]:

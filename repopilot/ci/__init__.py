@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .render import RENDERERS, render_github, render_json, render_markdown
     from .report import DiagnosisReport, ReportFailure, read_report, report_schema
     from .runurl import RunRef, is_run_url, parse_run_url
-    from .sources import LogInput, open_sources
+    from .sources import MAX_STDIN_BYTES, LogInput, open_sources
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
@@ -23,11 +23,12 @@ __getattr__ = lazy_exports(__name__, {
     "render": ("RENDERERS", "render_github", "render_json", "render_markdown"),
     "report": ("DiagnosisReport", "ReportFailure", "read_report", "report_schema"),
     "runurl": ("RunRef", "is_run_url", "parse_run_url"),
-    "sources": ("LogInput", "open_sources"),
+    "sources": ("MAX_STDIN_BYTES", "LogInput", "open_sources"),
 })
 
 __all__ = [
     "CATEGORIES",
+    "MAX_STDIN_BYTES",
     "RENDERERS",
     "Catalog",
     "DiagnosisReport",

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         UsageError,
         UserError,
     )
-    from .loop import Agent, RunResult, dump_messages, load_messages
+    from .loop import MAX_TOOL_CALLS_PER_TURN, Agent, RunResult, dump_messages, load_messages
     from .messages import (
         AssistantMessage,
         Message,
@@ -64,7 +64,7 @@ __getattr__ = lazy_exports(__name__, {
         "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
         "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
     ),
-    "loop": ("Agent", "RunResult", "dump_messages", "load_messages"),
+    "loop": ("MAX_TOOL_CALLS_PER_TURN", "Agent", "RunResult", "dump_messages", "load_messages"),
     "messages": (
         "AssistantMessage", "Message", "ModelResponse", "SystemMessage", "ToolCall", "ToolResultMessage", "ToolSpec",
         "Usage", "UserMessage"
@@ -79,6 +79,7 @@ __getattr__ = lazy_exports(__name__, {
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
+    "MAX_TOOL_CALLS_PER_TURN",
     "REDACTED",
     "Agent",
     "ApprovalError",
