@@ -59,10 +59,9 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
             note=f"chosen by the locator ({why})",
             hint="Read the marked lines: no rule knows this tool's output, so they were chosen by how error-like "
                  "they are and where they sit."))
-    for f in diag.failures:
-        if f.causal and f.score < CONFIDENT:
-            f.causal = False
-    keep = {n for f in located for a, b in f.ranges() for n in range(a, b + 1)}
+    # Weak rule evidence (an `##[error]` annotation, a generic summary) stays causal beside the locator's lines:
+    # it says where the tool itself reported an error.
+    keep = {n for f in located for a, b in f.ranges() for n in range(a, b + 1)} | set(diag.error_lines)
     diag.failures = located + diag.failures
     diag.error_lines = sorted(keep)
     diag.texts = {**texts, **diag.texts}
