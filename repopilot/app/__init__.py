@@ -1,9 +1,11 @@
 """The application layer: RepoPilot's use cases over `Settings`, returning typed results and printing nothing.
 The CLI is one client; a webhook or a Python caller is another (see docs/architecture.md)."""
 
-from ..ci import DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
+from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
+from ..ci.render import Renderer, split_lines
 from ..ci.report import ReportLine
+from .asking import ask
 from .diagnosing import diagnose, open_logs
 from .fix_runs import (
     ApprovalOutcome,
@@ -27,12 +29,24 @@ from .github_report import (
     report_github_run,
     resolve_run_url,
 )
+from .history import (
+    budget_usage,
+    export_run,
+    format_duration,
+    run_span_ms,
+    shorten,
+    step_outcome,
+    step_subject,
+    timeline,
+)
+from .models_info import models_in
 from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for
 from .settings import Settings, load_settings
 
 __all__ = [
     "COMMENT_MARKER",
     "DEFAULT_TOKEN_BUDGET",
+    "RENDERERS",
     "ApprovalOutcome",
     "CommentOutcome",
     "DiagnosisReport",
@@ -41,19 +55,25 @@ __all__ = [
     "LogInput",
     "Observer",
     "RejectOutcome",
+    "Renderer",
     "ReportFailure",
     "ReportLine",
     "Settings",
     "apply_settings",
     "approve_run",
+    "ask",
+    "budget_usage",
     "comment_on_pull_request",
     "describe_diagnosis",
     "diagnose",
+    "export_run",
+    "format_duration",
     "github_access",
     "github_logs",
     "load_proposal",
     "load_settings",
     "model_for",
+    "models_in",
     "observed",
     "open_logs",
     "parse_run_url",
@@ -63,8 +83,14 @@ __all__ = [
     "resolve_run_url",
     "resume_run",
     "run_lock",
+    "run_span_ms",
     "scanner_for",
     "seed_messages",
+    "shorten",
+    "split_lines",
     "start_fix",
+    "step_outcome",
+    "step_subject",
+    "timeline",
     "who_am_i",
 ]
