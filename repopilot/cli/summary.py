@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.markup import escape
-
 from ..core import RunTrace
-from .console import err
+from .console import err, shown
 
 __all__ = ["format_cost", "print_summary", "summary_lines"]
 
@@ -38,4 +36,4 @@ def print_summary(trace: RunTrace, path: Path) -> None:
     width = max(len(k) for k, _ in summary_lines(trace, path))
     err.print("[dim]──── run summary ────[/dim]")
     for key, value in summary_lines(trace, path):
-        err.print(f"[dim]{key.rjust(width)}[/dim]  {escape(value)}")
+        err.print(f"[dim]{key.rjust(width)}[/dim]  {shown(value)}")

@@ -84,3 +84,19 @@ def test_unsafe_chars_and_describe_name_them_without_the_character() -> None:
     assert unsafe_chars(f"x{ESC}\u202e\ty\n") == {ESC, "\u202e"}
     assert describe(ESC) == "U+001B (ESC)" and describe("\u202e") == "U+202E (RLO)"
     assert describe("\x01") == "U+0001"
+
+
+def test_one_sanitiser_in_the_code() -> None:
+    """Control characters are named in one module (plus the log reader, which strips ANSI colours to parse
+    logs), and untrusted text meets rich markup only through `cli.console.shown`."""
+    from pathlib import Path
+
+    import repopilot
+
+    root = Path(repopilot.__file__).parent
+    sources = {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.py")}
+    naming = {name for name, text in sources.items()
+              if any(esc in text for esc in ("\\x1b", "\\x9b", "\\u202", "\\u200b", "\\x7f"))}
+    assert naming == {"core/sanitize.py", "ci/lines.py"}, naming
+    markup = {name for name, text in sources.items() if "rich.markup" in text}
+    assert markup == {"cli/console.py"}, markup
