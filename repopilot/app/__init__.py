@@ -15,7 +15,6 @@ from .fix_runs import (
     load_proposal,
     reject_run,
     resume_run,
-    run_lock,
     start_fix,
     who_am_i,
 )
@@ -82,7 +81,6 @@ __all__ = [
     "report_github_run",
     "resolve_run_url",
     "resume_run",
-    "run_lock",
     "run_span_ms",
     "scanner_for",
     "seed_messages",

@@ -15,6 +15,7 @@ from ..core import (
     TraceListener,
     TraceRecorder,
     UserMessage,
+    run_lock,
 )
 from ..repo import open_repo, repo_tools
 from .runtime import Observer, model_for, observed
@@ -43,5 +44,7 @@ def ask(goal: str, settings: Settings, *, repo: Path = Path("."), max_tokens: in
     if listener is not None:
         rec.listeners.append(listener)
     agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets, on_text=on_text)
-    with observed(rec, model, settings, observer):
+    # Held while the run is live, so a `resume` of it from another terminal is refused instead of asking the
+    # model the same turns a second time.
+    with run_lock(rec.trace.run_id), observed(rec, model, settings, observer):
         return agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])

@@ -9,8 +9,7 @@ never touches the working tree, the index or the current branch; `reject_run` re
 from __future__ import annotations
 
 import getpass
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,7 +26,7 @@ from ..core import (
     ToolRegistry,
     TraceRecorder,
     UsageError,
-    trace_path,
+    run_lock,
 )
 from ..repo import AppliedFix, apply_fix, fix_tools, mark_applied, open_repo, repo_tools
 from .fix_seed import seed_messages
@@ -35,11 +34,10 @@ from .runtime import Observer, github_access, model_for, observed, scanner_for
 from .settings import Settings
 
 __all__ = ["ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
-           "resume_run", "run_lock", "start_fix", "who_am_i"]
+           "resume_run", "start_fix", "who_am_i"]
 
 _FIX_ARGS = "fix_args"
 _RESUMABLE = ("running", "interrupted", "failed", "approved", "rejected")
-_HELD: set[str] = set()
 OnDiagnosis = Callable[[list[DiagnosisReport]], None]
 
 
@@ -81,32 +79,6 @@ def who_am_i() -> str:
         return getpass.getuser()
     except Exception:  # getpass raises when no user name can be found at all
         return "unknown"
-
-
-@contextmanager
-def run_lock(run_id: str) -> Iterator[None]:
-    """One process at a time per run, so a run is never driven twice at once (two `resume`s would ask the model
-    twice). The OS drops the lock when its holder dies, even by SIGKILL; nested use in one process is allowed."""
-    if run_id in _HELD:
-        yield
-        return
-    try:
-        import fcntl
-    except ImportError:  # no flock on this platform: no lock, as before
-        yield
-        return
-    path = trace_path(run_id).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UsageError(f"run {run_id} is in use by another repopilot process; try again when it ends") from None
-        _HELD.add(run_id)
-        try:
-            yield
-        finally:
-            _HELD.discard(run_id)
 
 
 def _model(settings: Settings) -> Model:

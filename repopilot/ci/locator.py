@@ -284,14 +284,21 @@ def feature_rows(texts: Mapping[int, str], *, end: int, shape: str, step_start: 
     return rows
 
 
-def candidates(res: ScanResult) -> dict[int, str]:
-    """The lines the locator scores: every line the scan kept text for (rule blocks and their context, the lines
-    before exit markers, the tail) and the keyword lines near the end."""
+MAX_CANDIDATES = 3000
+
+
+def candidates(res: ScanResult, limit: int = MAX_CANDIDATES) -> dict[int, str]:
+    """The lines the locator scores: the lines the scan kept text for (rule blocks and their context, the lines
+    before exit markers, the tail) and the keyword lines near the end; at most `limit`, the last ones (a log
+    with many thousands of weak hits costs no more than an ordinary one)."""
     texts = dict(res.text)
     for m in res.tail:
         texts.setdefault(m.line, m.text)
     for m in res.keywords:
         texts.setdefault(m.line, m.text)
+    if len(texts) > limit:
+        keep = sorted(texts)[-limit:]
+        texts = {n: texts[n] for n in keep}
     return texts
 
 

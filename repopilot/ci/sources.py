@@ -7,9 +7,9 @@ stream on each call to `open()`, so a log can be scanned without holding it in m
 
 from __future__ import annotations
 
-import contextlib
+import io
 import os
-import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Callable
@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
 __all__ = ["LogInput", "check_text", "open_sources"]
 
 _SNIFF = 8192
+_CHUNK = 1 << 20
+# stdin is spooled to disk so the log can be read twice; `yes | repopilot diagnose -` must not fill the disk.
+MAX_STDIN_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -48,13 +51,15 @@ def check_text(head: bytes, name: str) -> None:
         raise InputError(f"{name} looks binary (it contains NUL bytes), not a text log")
 
 
-def open_sources(spec: str, github: GitHubAccess | None = None) -> list[LogInput]:
-    """The logs SOURCE names. Raises InputError (exit 2) for missing, unreadable, empty or binary input."""
+def open_sources(spec: str, github: GitHubAccess | None = None, *,
+                 max_stdin_bytes: int = MAX_STDIN_BYTES) -> list[LogInput]:
+    """The logs SOURCE names. Raises InputError (exit 2) for missing, unreadable, empty, binary or endless input,
+    and for anything but a regular file (a FIFO would block the read forever)."""
     spec = spec.strip()
     if not spec:
         raise InputError("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL")
     if spec == "-":
-        return [_stdin(spec)]
+        return [_stdin(spec, max_stdin_bytes)]
     if spec.lower().startswith(("http://", "https://")):
         parse_run_url(spec)  # a clear InputError for anything but a run URL
         # Imported here: only a run URL needs the HTTP client.
@@ -66,6 +71,9 @@ def open_sources(spec: str, github: GitHubAccess | None = None) -> list[LogInput
         raise InputError(f"no such file: {spec}")
     if path.is_dir():
         raise InputError(f"{spec} is a directory; pass a log file or a run-logs .zip")
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise InputError(f"{spec} is not a regular file (a FIFO, device or socket); to read a stream, pipe it: "
+                         f"... | repopilot diagnose -")
     try:
         with path.open("rb") as fh:
             head = fh.read(_SNIFF)
@@ -80,33 +88,59 @@ def open_sources(spec: str, github: GitHubAccess | None = None) -> list[LogInput
     return [LogInput(name=spec, open=lambda: path.open("rb"), size=size, source=spec)]
 
 
-def _stdin(spec: str) -> LogInput:
-    """Spool stdin to a temporary file (in bounded memory) so the log can be read more than once."""
+def _stdin(spec: str, cap: int) -> LogInput:
+    """Spool stdin (in bounded memory, at most `cap` bytes) so the log can be read more than once.
+
+    The spool never has a name (O_TMPFILE, or unlinked at once): whatever ends the process, a kill included,
+    nothing is left on disk."""
     src = sys.stdin.buffer
-    spool = tempfile.NamedTemporaryFile(prefix="repopilot-stdin-", suffix=".log", delete=False)  # noqa: SIM115
+    spool = tempfile.TemporaryFile(prefix="repopilot-stdin-")  # noqa: SIM115 - lives as long as the LogInput
     try:
-        with spool:
-            shutil.copyfileobj(src, spool, 1024 * 1024)
-        path = Path(spool.name)
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF)
+        size = 0
+        while chunk := src.read(_CHUNK):
+            size += len(chunk)
+            if size > cap:
+                raise InputError(f"stdin is larger than {cap:,} bytes, the cap for piped input; save the log to a "
+                                 "file and pass its path")
+            spool.write(chunk)
+        spool.flush()
+        head = os.pread(spool.fileno(), _SNIFF, 0)
         check_text(head, "stdin")
     except BaseException:
-        Path(spool.name).unlink(missing_ok=True)
+        spool.close()
         raise
-    _TEMPS.append(path)
-    return LogInput(name="stdin", open=lambda: path.open("rb"), size=path.stat().st_size, source=spec)
+    _SPOOLS.append(spool)  # open as long as the process: LogInputs read it by position
+    fd = spool.fileno()
+    return LogInput(name="stdin", open=lambda: io.BufferedReader(_SpoolReader(fd)), size=size, source=spec)
 
 
-_TEMPS: list[Path] = []
+class _SpoolReader(io.RawIOBase):
+    """A fresh reader of the spool with its own position (pread), so two readers never share an offset."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = os.pread(self._fd, len(buffer), self._pos)
+        buffer[: len(data)] = data
+        self._pos += len(data)
+        return len(data)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: os.fstat(self._fd).st_size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
 
 
-def _cleanup() -> None:
-    for p in _TEMPS:
-        with contextlib.suppress(OSError):
-            os.unlink(p)
-
-
-import atexit  # noqa: E402
-
-atexit.register(_cleanup)
+_SPOOLS: list[BinaryIO] = []

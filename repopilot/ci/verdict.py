@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnosis import CONFIDENT, Diagnosis
+from .locator import candidates
 from .scanner import ScanResult
 
 __all__ = ["SAY_UNKNOWN", "Evidence", "command_category", "decide_category", "gather_evidence"]
@@ -38,7 +39,9 @@ class Evidence:
 # What a command runs, by the purpose of the check (the labelling guideline's categories). Specific tools first:
 # their purpose is their name; umbrella words (test, build, check, ci) run many checks and count less.
 _SPECIFIC: tuple[tuple[str, str], ...] = (
-    ("typecheck", r"\b(?:mypy|pyright|basedpyright|pytype|pyre|tsc\b[^|;&]*--noEmit|vue-tsc|flow(?: check)?|"
+    ("config", r"\b(?:actionlint|check-jsonschema|kubeval|kubeconform|composer validate|terraform validate|"
+               r"config validate|compose config|validate-\w+|\w+-validate)\b"),
+    ("typecheck", r"\b(?:mypy|pyright|basedpyright|pytype|pyre|tsc|vue-tsc|flow(?: check)?|"
                   r"srb tc|sorbet|steep|phpstan|psalm|dialyzer|typecheck|type-check|typecheck\w*|types?:check|"
                   r"check-types|check:types|mix dialyzer|ty check)\b"),
     ("lint", r"\b(?:lint\w*|eslint|tslint|stylelint|oxlint|biome (?:check|lint|ci)|ruff(?! format\b(?!.*--check))|"
@@ -46,17 +49,20 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
              r"prettier\b[^|;&]*--(?:check|list-different)|fmt\b[^|;&]*--check|format\b[^|;&]*--check|"
              r"--check-formatted|gofmt|goimports|golangci-lint|staticcheck|go vet|revive|rustfmt|clippy|"
              r"rubocop|standardrb|reek|checkstyle|spotless\w*|ktlint|detekt|pmd|spotbugs|shellcheck|shfmt|"
-             r"yamllint|hadolint|actionlint|markdownlint|mdl|codespell|cspell|typos|vale|editorconfig\w*|"
+             r"yamllint|hadolint|markdownlint|mdl|codespell|cspell|typos|vale|editorconfig\w*|"
              r"clang-format|clang-tidy|cppcheck|cpplint|swiftlint|swiftformat|credo|phpcs|php-cs-fixer|pint|"
              r"scalafmt|scalastyle|hlint|ormolu|stylua|luacheck|selene|tflint|terraform fmt|sqlfluff|djlint|"
              r"htmlhint|jsonlint|taplo|nixfmt|alejandra|buf lint|protolint|licen[cs]e\w*|reuse lint|"
              r"pre-commit|style\w*|dartfmt|dart format|dart analyze|mix format|cargo fmt|deno (?:lint|fmt)|"
+             r"perlcritic|perltidy|php -l|perl -c|ruby -c|bash -n|sh -n|py_compile|compileall|xref|"
+             r"format:check|check:format|fmt:check|lint:\w+|docs?|rustdoc|cargo doc|javadoc|sphinx-build|"
+             r"mkdocs build --strict|doctest|go mod tidy|mod tidy|\w+-check|check-\w+|"
              r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat)\b"),
-    ("dependency", r"\b(?:npm (?:ci|install|i)|yarn(?: install)?(?= |$)|pnpm (?:install|i)|bun install|"
+    ("dependency", r"\b(?:npm (?:ci|install|i)|yarn install|yarn$|pnpm (?:install|i)|bun install|"
                    r"pip (?:install|download|sync)|pip-compile|pip-sync|poetry (?:install|lock|update)|"
                    r"uv (?:sync|lock|pip)|"
-                   r"pipenv (?:install|sync|lock)|conda (?:env )?(?:create|install|update)|bundle(?: install)?(?= |$)|"
-                   r"gem install|composer (?:install|update|validate)|go mod (?:download|tidy|verify)|go get|"
+                   r"pipenv (?:install|sync|lock)|conda (?:env )?(?:create|install|update)|bundle install|bundle$|"
+                   r"gem install|composer (?:install|update)|go mod (?:download|verify)|go get|"
                    r"cargo (?:fetch|update|generate-lockfile)|dotnet restore|nuget restore|mix deps\.get|"
                    r"dependency:\w+|apt(?:-get)? install|apk add|brew install|vcpkg install|conan install|"
                    r"swift package resolve|dart pub get|flutter pub get|pub get|cabal update|stack setup|"
@@ -68,16 +74,18 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
              r"mvn\w* test|meson test|zig build test|julia .*Pkg\.test|R CMD check|testthat|elm-test|"
              r"flutter test|dart test|test\w*|spec\w*|e2e)\b"),
     ("build", r"\b(?:build\w*|compile\w*|make|cmake|ninja|meson compile|bazel build|cargo build|go build|"
-              r"javac|gcc|g\+\+|clang\+?\+?|cc|tsc|webpack|rollup|esbuild|vite build|parcel|next build|"
+              r"javac|gcc|g\+\+|clang\+?\+?|cc|webpack|rollup|esbuild|vite build|parcel|next build|"
               r"msbuild|dotnet build|swift build|swiftc|kotlinc|scalac|ghc|cabal build|stack build|dune build|"
               r"zig build|mix compile|elm make|assemble\w*|package|jar|wheel|sdist|setup\.py|python -m build|"
-              r"docker build|buildx|podman build|sphinx-build|mkdocs build|hugo|jekyll|nix build|rebar3 compile|"
+              r"docker build|buildx|podman build|mkdocs build|hugo|jekyll|nix build|rebar3 compile|"
               r"install)\b"),
 )
 _SPECIFIC_RX = tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _SPECIFIC)
 # Words that name several checks at once (`make check`, `npm test` running a linter first, `mvn verify`).
 _UMBRELLA = re.compile(r"^(?:test\w*|spec\w*|build\w*|make|install|package|check|verify|ci|all|compile\w*)$",
                        re.IGNORECASE)
+
+_GENERIC_PROGRAMS = {"make", "gmake", "install", "build", "test", "check", "ci", "all", "package", "compile"}
 
 # Maven plugins and Gradle tasks by what they check.
 _PLUGIN = (
@@ -87,7 +95,8 @@ _PLUGIN = (
     ("lint", r"checkstyle|pmd|spotbugs|findbugs|spotless|license|rat|javadoc|formatter|fmt|editorconfig|"
              r"sortpom|impsort|forbiddenapis|animal-sniffer|revapi|japicmp|clirr|modernizer|errorprone|ktlint|"
              r"detekt|cpd|duplicate-finder|tidy"),
-    ("dependency", r"dependency|versions|flatten|enforcer"),
+    ("dependency", r"dependency|versions|flatten"),
+    ("config", r"enforcer"),
 )
 _PLUGIN_RX = tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _PLUGIN)
 _MAVEN_GOAL = re.compile(r"Failed to execute goal (?:(?P<group>[\w.-]+):)?(?P<plugin>[\w.-]+?)(?::[\w.-]+)?:"
@@ -110,42 +119,55 @@ _ECHO = re.compile(r"(?:^|\| )(?:\$|\+) (?P<cmd>\S.*)$")
 _STAGE = re.compile(r"^\[Pipeline\] \{ \((?P<stage>[^)]+)\)")
 _EXIT_CODE = re.compile(r"\bexit (?:code|status) (?P<code>\d+)")
 
-# Words of the causal lines.
+# Words of the causal lines: (category, strength of one line, of several, pattern).
 _CUES = (
-    ("test", r"\bassert\w*|\bexpected\b.*\b(?:got|but|to|received|actual)\b|\bAssertionError\b|\bnot ok \d|"
-             r"\b(?:test|spec|example)s? (?:failed|failure)|\bFAIL(?:ED)?\b[: ]+\S*(?:test|spec|Test)|"
-             r"\bTests? failed\b|\b\d+ (?:failed|failing)\b|--- FAIL|\b(?:REQUIRE|CHECK|EXPECT|ASSERT)\w*\s*\(|"
-             r"\[\s*FAILED\s*\]|Assertion .* failed|Sanitizer|runtime error:|Invalid (?:read|write) of size|"
-             r"definitely lost|\bexpected:? .* (?:but was|got|actual)"),
-    ("build", r"undefined reference|cannot find symbol|\bcompil(?:e|ation|er)\b|syntax error|\blinker\b|"
-              r"ld returned|collect2|No rule to make target|error\[E\d+\]|cannot find -l|"
-              r"\.(?:c|cc|cpp|cxx|h|hpp|java|kt|go|rs|swift|scala|cs|m|zig|hs|ml|nim|d):\d+(?::\d+)?:? "
-              r"(?:fatal )?error"),
-    ("typecheck", r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|Argument of type|"
-                  r"\[(?:arg-type|return-value|assignment|attr-defined|union-attr|call-arg|type-var|misc)\]|"
-                  r"\btype (?:error|mismatch)\b|\breportGeneralTypeIssues\b|\breport\w+Issue"),
-    ("lint", r"would reformat|would be reformatted|reformatted|not (?:properly )?formatted|\bformatting\b|"
-             r"\blint\w*\b|\bcheckstyle\b|\bviolations?\b|code style|trailing whitespace|line too long|"
-             r"imported but unused|unused (?:import|variable)|misspell\w*|license header|"
-             r"[\w./-]+:\d+:\d+:? \[?[A-Z]{1,4}\d{2,4}\]?\b|\bSC\d{4}\b|^diff --git|^--- a/|^\+\+\+ b/"),
-    ("dependency", r"could not (?:resolve|find|collect) (?:dependenc|artifact|package|version)|unable to resolve|"
-                   r"no matching (?:distribution|version|package)|ERESOLVE|peer dep|version solving failed|"
-                   r"conflicting dependencies|ResolutionImpossible|lock ?file|out of date|not found in (?:registry|"
-                   r"index)|No matching version|could not be resolved|dependency resolution|unsatisfiable|"
-                   r"requires .* but .* is installed|Cannot find module|ModuleNotFoundError|No module named"),
-    ("infrastructure", r"No space left on device|\bKilled\b|out of memory|\bOOM\b|Cannot allocate memory|"
-                       r"runner has received a shutdown|lost communication with the server|exceeded the maximum "
-                       r"execution time|The operation was canceled|job exceeded"),
-    ("network", r"Could not resolve host|Temporary failure in name resolution|Connection (?:refused|reset|timed out)|"
-                r"\b(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|getaddrinfo|SSL)\b|TLS handshake|"
-                r"certificate verify failed|Network is unreachable|\b(?:502|503|504) (?:Bad Gateway|Service|"
-                r"Gateway)|rate limit|Too Many Requests|Read timed out"),
-    ("config", r"invalid (?:config\w*|option|value|yaml|workflow|input)|unknown (?:option|argument|flag|key|field|"
-               r"property)|unrecognized (?:option|argument|arguments)|mapping values are not allowed|"
-               r"not a valid (?:yaml|toml|json)|missing (?:required )?(?:env\w*|variable|secret|input|argument)|"
-               r"^usage: |is not set\b|undefined variable"),
+    ("test", 0.3, 0.45, r"\bassert\w*|\bexpected\b.*\b(?:got|but|to|received|actual)\b|\bAssertionError\b|"
+     r"\bnot ok \d|\b(?:test|spec|example)s? (?:failed|failure)|\bFAIL(?:ED)?\b|\bTests? failed\b|"
+     r"\b\d+ (?:failed|failing)\b|\b(?:REQUIRE|CHECK|EXPECT|ASSERT)\w*\s*\(|Assertion .* failed|Sanitizer|"
+     r"runtime error|Invalid (?:read|write) of size|definitely lost|\bexpected:? .* (?:but was|got|actual)|"
+     r"unhandled exception|panicked at|check failed"),
+    ("build", 0.3, 0.45, r"undefined reference|cannot find symbol|\bcompil(?:e|ation|er)\b|syntax error|\blinker\b|"
+     r"ld returned|collect2|No rule to make target|error\[E\d+\]|cannot find -l|"
+     r"[\w./-]+\.[A-Za-z]\w{0,5}(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) (?:fatal )?(?:Error|error)\b|"
+     r"\b(?:undeclared|undefined) (?:identifier|symbol|variable|name)|identifier not found|type mismatch|"
+     r"has no IMPLICIT type|not in scope|cannot stat|No such file or directory"),
+    ("typecheck", 0.4, 0.4, r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|"
+     r"Argument of type|\[(?:arg-type|return-value|assignment|attr-defined|union-attr|call-arg|type-var|misc)\]|"
+     r"\btype (?:error|mismatch)\b|\breportGeneralTypeIssues\b|\breport\w+Issue"),
+    ("lint", 0.3, 0.45, r"would reformat|would be reformatted|reformatted|not (?:properly )?formatted|"
+     r"\bformatting\b|\blint\w*\b|\bcheckstyle\b|\bviolations?\b|code style|trailing whitespace|"
+     r"line too long|imported but unused|unused (?:import|variable)|misspell\w*|license header|"
+     r"[\w./-]+:\d+:\d+:? \[?[A-Z]{1,4}\d{2,4}\]?\b|\bSC\d{4}\b|^diff --git|^--- a/|^\+\+\+ b/"),
+    ("dependency", 0.55, 0.55, r"could not (?:resolve|find|collect|download|fetch) (?:\w+ )?(?:dependenc|artifact|"
+     r"package|module|crate|gem|version)|unable to resolve|no matching (?:distribution|version|package)|"
+     r"ERESOLVE|version solving failed|ResolutionImpossible|conflicting dependencies|"
+     r"(?:failed to|could not) (?:select a version|fetch|download|load source for)|"
+     r"lock ?file .*(?:needs to be updated|out of date|outdated|not up to date)|needs to be updated but --locked|"
+     r"frozen-lockfile|cannot find module providing|module lookup disabled|not (?:found )?in (?:the )?"
+     r"(?:registry|index)|Could not find a package configuration|Library \"?[\w.-]+\"? not found|"
+     r"in any known package|cannot satisfy|could not be resolved|dependency resolution"),
+    ("dependency", 0.3, 0.3, r"Cannot find module|ModuleNotFoundError|No module named|cannot load such file|"
+     r"\bLoadError\b|requires .* but .* is installed"),
+    ("infrastructure", 0.6, 0.6, r"No space left on device|\bKilled\b|out of memory|\bOOM\b|Cannot allocate memory|"
+     r"runner has received a shutdown|lost communication with the server|exceeded the maximum "
+     r"execution time|The operation was canceled|job exceeded"),
+    ("network", 0.55, 0.55, r"Could not resolve host|Temporary failure in name resolution|Connection (?:refused|"
+     r"reset|timed out)|\b(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|getaddrinfo|SSL)\b|TLS handshake|"
+     r"certificate verify failed|Network is unreachable|\b(?:502|503|504) (?:Bad Gateway|Service|"
+     r"Gateway)|rate limit|Too Many Requests|Read timed out|Failed to connect|Name or service not known"),
+    ("config", 0.6, 0.6, r"unknown (?:\w+ )?(?:option|setting|field|key|command|argument|flag|property|"
+     r"lifecycle phase|configuration|config)|unrecognized (?:option|arguments?|setting|key|field)|"
+     r"missing separator|Missing script|invalid (?:config\w*|option|setting|key|workflow|manifest)|"
+     r"(?:failed to|could not|cannot|unable to|errors?) (?:pars(?:e|ing)|load|read) .*(?:manifest|config\w*|"
+     r"\.ya?ml|\.toml|\.json|\.xml|go\.mod|pom|settings|workflow)|Non-parseable|unbound variable|is not set\b|"
+     r"mapping values are not allowed|did not find expected|found character that cannot start|"
+     r"couldn't find (?:a |the )?config|Configuration for rule|not a valid (?:yaml|toml|json)|^usage: "),
 )
-_CUE_RX = tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _CUES)
+# Test runners' closing counts, read from the lines before the end (guideline: not causal, but they say what ran).
+_TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs?|cases?)\b.*\b\d+ (?:failed|failures?|"
+                           r"errors?)\b|\b\d+ failed\b.*\b\d+ passed\b|\bFAILED \((?:failures|errors)=|"
+                           r"\bTests:\s+\d+ failed|^not ok \d|Tests run: \d+, Failures: [1-9]", re.IGNORECASE)
+_CUE_RX = tuple((cat, one, many, re.compile(rx, re.IGNORECASE)) for cat, one, many, rx in _CUES)
 # A failure of this kind explains a failure of any step; these combinations are normal, not a conflict.
 _EXPLAINS_ANY = {"infrastructure", "network", "dependency", "config"}
 
@@ -174,7 +196,8 @@ def command_category(command: str) -> tuple[str, float, str] | None:
             word = m.group(0).strip()
             strength = 0.7
             if _UMBRELLA.match(word):
-                own_name = m.start() < len(program) and program.lower() != word.lower()
+                # A program named for its purpose (`./io_test`, `testledger`) is a test binary, not `make`.
+                own_name = m.start() < len(program) and program.lower() not in _GENERIC_PROGRAMS
                 strength = 0.5 if own_name else 0.35
             if best is None or strength > best[1]:
                 best = (cat, strength, word)
@@ -213,9 +236,7 @@ def _classify(table: tuple[tuple[str, re.Pattern[str]], ...], word: str) -> str 
 
 
 def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
-    texts = dict(diag.texts)
-    for marker in (*res.tail, *res.keywords):
-        texts.setdefault(marker.line, marker.text)
+    texts = candidates(res)
     out: list[Evidence] = []
     # The best causal failure of each category (repeats of one kind are one piece of evidence).
     seen: set[str] = set()
@@ -240,7 +261,8 @@ def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     if code in (137, 143):
         out.append(Evidence("infrastructure", 0.75 if code == 137 else 0.6, "exit-code",
                             f"exit code {code} ({'killed, usually out of memory' if code == 137 else 'terminated'})"))
-    out += _line_evidence(diag)
+    end = diag.step.error_line if diag.step is not None else res.lines
+    out += _line_evidence(diag, texts, end)
     return out
 
 
@@ -252,7 +274,11 @@ def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
             if m.group("deps"):
                 out.append(Evidence("dependency", 0.85, "goal", m.group("deps")))
             elif cat := _classify(_PLUGIN_RX, m.group("plugin")):
-                out.append(Evidence(cat, 0.85, "goal", f"{m.group('plugin')}:{m.group('goal')}"))
+                # A goal that analyses rather than fetches (`dependency:analyze`) is a check of the code.
+                if cat == "dependency" and m.group("goal").startswith("analy"):
+                    cat = "lint"
+                strength = 0.85 if "antrun" not in m.group("plugin") else 0.4
+                out.append(Evidence(cat, strength, "goal", f"{m.group('plugin')}:{m.group('goal')}"))
         elif "Execution failed for task" in t and (m := _GRADLE_TASK.search(t)):
             if cat := _classify(_TASK_RX, m.group("task")):
                 out.append(Evidence(cat, 0.85, "task", m.group("task")))
@@ -269,20 +295,20 @@ def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
     return out
 
 
-# How much the words of the causal lines say: the machine's and the network's failures have few, telling
-# phrasings; a test's or a compiler's words also appear in other tools' output.
-_CUE_STRENGTH = {"infrastructure": 0.6, "network": 0.55, "dependency": 0.4, "typecheck": 0.4}
-
-
-def _line_evidence(diag: Diagnosis) -> list[Evidence]:
-    counts: dict[str, int] = defaultdict(int)
+def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evidence]:
+    counts: dict[tuple[str, float, float], int] = defaultdict(int)
     for n in diag.error_lines[:200]:
         text = diag.texts.get(n, "")
-        for cat, rx in _CUE_RX:
+        for cat, one, many, rx in _CUE_RX:
             if rx.search(text):
-                counts[cat] += 1
-    return [Evidence(cat, _CUE_STRENGTH.get(cat, 0.3 if k == 1 else 0.45), "lines",
-                     f"{k} causal line(s) read as {cat}") for cat, k in counts.items()]
+                counts[(cat, one, many)] += 1
+    out = [Evidence(cat, one if k == 1 else many, "lines", f"{k} causal line(s) read as {cat}")
+           for (cat, one, many), k in counts.items()]
+    summary = next((texts[n] for n in sorted(texts, reverse=True) if n <= end and end - n <= 40
+                    and _TEST_SUMMARY.search(texts[n])), None)
+    if summary is not None:
+        out.append(Evidence("test", 0.45, "lines", f"a test runner's count: {summary.strip()[:80]}"))
+    return out
 
 
 def _support(evidence: list[Evidence]) -> dict[str, float]:
@@ -338,9 +364,14 @@ def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis
     if cause and not strong_other:
         return max(cause, key=lambda e: e.strength).category
     purpose = [e for e in evidence if e.source in ("command", "goal", "task", "npm-script")
-               and e.category in ("lint", "typecheck") and e.strength >= 0.6]
+               and e.category in ("lint", "typecheck", "config") and e.strength >= 0.6]
     if purpose and winner in ("build", "test"):
         return max(purpose, key=lambda e: e.strength).category
+    if winner == "test":
+        # A test run whose code did not compile failed to build (the guideline's `build`).
+        said = {e.category: e.strength for e in evidence if e.source in ("rule", "lines")}
+        if said.get("build", 0.0) >= 0.45 and said.get("test", 0.0) < 0.45:
+            return "build"
     return winner
 
 

@@ -31,7 +31,7 @@ from .messages import (
     UserMessage,
 )
 from .model import Model, TextCallback
-from .redact import REDACTED, redact, redact_text
+from .redact import REDACTED, Redactor, active_redactor, install_redactor, redact, redact_text, using_redactor
 from .tools import Tool, ToolContext, ToolOutcome, ToolRegistry, tool
 from .trace import (
     RunTrace,
@@ -41,6 +41,8 @@ from .trace import (
     list_traces,
     load_trace,
     new_run_id,
+    read_trace,
+    run_lock,
     runs_dir,
     trace_path,
     use_runs_dir,
@@ -66,6 +68,7 @@ __all__ = [
     "ModelResponse",
     "Proposal",
     "ProviderError",
+    "Redactor",
     "RepoPilotError",
     "RunError",
     "RunResult",
@@ -87,17 +90,22 @@ __all__ = [
     "UsageError",
     "UserError",
     "UserMessage",
+    "active_redactor",
     "decision_message",
     "diff_sha256",
     "dump_messages",
+    "install_redactor",
     "list_traces",
     "load_messages",
     "load_trace",
     "new_run_id",
+    "read_trace",
     "redact",
     "redact_text",
+    "run_lock",
     "runs_dir",
     "tool",
     "trace_path",
     "use_runs_dir",
+    "using_redactor",
 ]

@@ -93,7 +93,7 @@ class Agent:
     def run(self, messages: Sequence[Message]) -> RunResult:
         """Start a new conversation from `messages` (system prompt and the user's goal)."""
         self.messages = list(messages)
-        self._persist_messages()
+        self._persist_messages(since=0)
         self.rec.save()
         return self._drive()
 
@@ -260,6 +260,9 @@ class Agent:
         self._finish(end.status, content)
 
     def _record_result(self, call: ToolCall, content: str, is_error: bool, started: float) -> None:
+        # Redacted before it is cut (a secret straddling the cut would leak its prefix) and before it enters the
+        # conversation (a `.env` read must not send the key to the provider).
+        content = self.rec.redactor.text(content)
         shown = content
         detail: dict[str, Any] = {}
         if len(content) > self.max_result_chars:
@@ -318,6 +321,7 @@ class Agent:
             return
         results = [i for i, m in enumerate(self.messages) if isinstance(m, ToolResultMessage)]
         elided: list[dict[str, Any]] = []
+        first = len(self.messages)
         for i in results[:-_KEEP_RECENT_RESULTS]:
             msg = self.messages[i]
             assert isinstance(msg, ToolResultMessage)
@@ -327,17 +331,24 @@ class Agent:
             msg.content = (f"[elided to save context: {saved} characters; the result of this call is kept "
                            "in the trace. Call the tool again if you need it.]")
             elided.append({"tool_call_id": msg.tool_call_id, "tool_name": msg.name, "chars": saved})
+            first = min(first, i)
             size -= (saved - len(msg.content)) // _CHARS_PER_TOKEN
             if size <= limit:
                 break
         if elided:
-            self._persist_messages()
+            self._persist_messages(since=first)
             self.rec.step("decision", result="elided_old_tool_results",
                           detail={"decision": "elide_context", "elided": elided, "estimated_tokens": size,
                                   "context_tokens": self.context_tokens})
 
-    def _persist_messages(self) -> None:
-        self.rec.trace.messages = dump_messages(self.messages)
+    def _persist_messages(self, since: int | None = None) -> None:
+        """Copy the conversation into the trace: what was appended, or everything from `since` when earlier
+        messages changed (a new run, elided results). Only those are dumped and written."""
+        kept = self.rec.trace.messages
+        start = min(len(kept), len(self.messages)) if since is None else since
+        kept[start:] = dump_messages(self.messages[start:])
+        if since is not None:
+            self.rec.messages_changed(since)
 
     def _sync_budgets(self) -> None:
         self.rec.trace.budgets = {"limits": self.budgets.model_dump(), "used": self.tracker.usage()}

@@ -1,18 +1,36 @@
-"""Keep secrets out of traces, logs and error messages.
+"""Keep secrets out of traces, logs, terminals, pages and provider requests.
 
-Two nets: the values of secret-looking environment variables (read when redacting, so a key set after start-up
-is still caught), and the shapes of common credentials, which catch tokens that leak through other tools'
-output (a CI log that echoes a token, a model that repeats one).
+Two nets. The known secrets: values the edge of the program hands in (the secret-looking environment variables,
+read once per process by whoever builds the `Redactor`, never here) and the forms they travel in (base64 at any
+alignment, URL-encoded). And the shapes of credentials: the vendored rule set of a maintained detector (see
+`secret_rules.py`) plus the forms it lacks (passwords in URLs, credentials in query strings), which catch tokens
+that leak through other tools' output (a CI log that echoes a token, a model that repeats one).
+
+A `Redactor` is built once and reused: the secret variants are computed at construction and each rule is tried
+only on text holding one of its keywords, so redacting a string costs a few substring searches when it is clean.
 """
 
 from __future__ import annotations
 
-import os
+import base64
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
+from urllib.parse import quote
 
-__all__ = ["REDACTED", "redact", "redact_text", "secret_env_values"]
+from .secret_rules import SecretRules, default_rules
+
+__all__ = [
+    "REDACTED",
+    "Redactor",
+    "active_redactor",
+    "install_redactor",
+    "redact",
+    "redact_text",
+    "secret_env_values",
+    "using_redactor",
+]
 
 REDACTED = "[REDACTED]"
 
@@ -20,60 +38,134 @@ _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)",
 # Values this short or this common would redact ordinary words; real credentials are longer.
 _MIN_SECRET_LEN = 8
 _NOT_SECRETS = frozenset({"true", "false", "none", "null", "1", "0", "yes", "no"})
-
-_SHAPES = re.compile(
-    r"""
-      sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}           # OpenAI / Anthropic keys
-    | gh[pousr]_[A-Za-z0-9]{20,}                      # GitHub tokens
-    | github_pat_[A-Za-z0-9_]{20,}                    # GitHub fine-grained tokens
-    | (?:AKIA|ASIA)[A-Z0-9]{16}                       # AWS access key ids
-    | AIza[0-9A-Za-z_\-]{30,}                         # Google API keys
-    | xox[abposr]-[A-Za-z0-9\-]{10,}                  # Slack tokens
-    | (?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}           # Authorization: Bearer …
-    | (?P<label>(?i:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token|client[_-]?secret|password)
-        ["']?\s*[:=]\s*["']?)
-      [^\s"',;&]{8,}                                  # key=value and JSON-ish "api_key": "…"
-    """,
-    re.VERBOSE,
-)
+# A base64 fragment shorter than this could occur by chance in ordinary base64 data.
+_MIN_ENCODED_LEN = 12
+# Outputs at least this long are remembered (the last _REMEMBERED of them); shorter ones are cheap to scan.
+_REMEMBER_FROM = 256
+_REMEMBERED = 64
 
 
-def secret_env_values(environ: Mapping[str, str] | None = None) -> list[str]:
+def secret_env_values(environ: Mapping[str, str]) -> list[str]:
     """Values of environment variables whose names look like they hold a secret, longest first."""
-    env = os.environ if environ is None else environ
     values = {
         value
-        for name, value in env.items()
+        for name, value in environ.items()
         if _SECRET_NAME.search(name) and len(value) >= _MIN_SECRET_LEN and value.lower() not in _NOT_SECRETS
     }
     # Longest first so a secret that contains another is replaced whole.
     return sorted(values, key=len, reverse=True)
 
 
-def _mask_shape(match: re.Match[str]) -> str:
-    # Keep the label of key=value and "Bearer" forms so the trace still says what was there.
-    if match.group("label"):
-        return match.group("label") + REDACTED
-    text = match.group(0)
-    if text[:6].lower() == "bearer":
-        return f"{text[:6]} {REDACTED}"
-    return REDACTED
+def _base64_cores(secret: bytes) -> Iterator[str]:
+    """The part of the base64 text of `secret` that does not depend on its neighbours, at each of the three
+    byte alignments it can have inside a longer encoded string (e.g. `user:KEY` in a Basic auth header)."""
+    n = len(secret)
+    for k in range(3):
+        encoded = base64.b64encode(b"\0" * k + secret).decode()
+        core = encoded[(8 * k + 5) // 6: (8 * (k + n)) // 6]
+        if len(core) >= _MIN_ENCODED_LEN:
+            yield core
+            yield core.replace("+", "-").replace("/", "_")
+
+
+def _variants(secrets: Iterable[str]) -> list[str]:
+    found: set[str] = set()
+    for secret in secrets:
+        if len(secret) < _MIN_SECRET_LEN or secret.lower() in _NOT_SECRETS:
+            continue
+        found.add(secret)
+        found.add(quote(secret, safe=""))
+        found.update(_base64_cores(secret.encode("utf-8", "surrogatepass")))
+    return sorted(found, key=len, reverse=True)
+
+
+class Redactor:
+    """Replaces known secret values and credential-shaped strings with `[REDACTED]`.
+
+    `secrets` are literal values (e.g. API keys); build one from an environment mapping with `from_environ`.
+    """
+
+    def __init__(self, secrets: Iterable[str] = (), *, rules: SecretRules | None = None) -> None:
+        self.secrets = _variants(secrets)
+        self.rules = default_rules() if rules is None else rules
+        # Long outputs seen lately: a tool result is redacted before it enters the conversation and reaches the
+        # trace twice more (its step and its message); recognising our own output saves scanning it again.
+        self._done: dict[str, None] = {}
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str], *, rules: SecretRules | None = None) -> Redactor:
+        return cls(secret_env_values(environ), rules=rules)
+
+    def with_secrets(self, more: Iterable[str]) -> Redactor:
+        """A redactor that also knows `more` (e.g. a value typed on the command line)."""
+        extra = [s for s in more if s]
+        if not extra:
+            return self
+        combined = Redactor((), rules=self.rules)  # a new memory: the old one's outputs may hold the new values
+        combined.secrets = sorted(set(self.secrets) | set(_variants(extra)), key=len, reverse=True)
+        return combined
+
+    def text(self, text: str) -> str:
+        if len(text) >= _REMEMBER_FROM and text in self._done:
+            return text
+        for value in self.secrets:
+            if value in text:
+                text = text.replace(value, REDACTED)
+        text = self.rules.redact(text, REDACTED)
+        if len(text) >= _REMEMBER_FROM:
+            self._done[text] = None
+            if len(self._done) > _REMEMBERED:
+                del self._done[next(iter(self._done))]
+        return text
+
+    def value(self, value: Any) -> Any:
+        """Redact strings anywhere inside JSON-like data (dicts, lists, tuples); other values pass through."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        return value
+
+
+# The process-wide redactor: shapes only until the program's edge installs one that knows the secrets.
+_active: Redactor | None = None
+
+
+def active_redactor() -> Redactor:
+    global _active  # noqa: PLW0603 - one per process, replaced only by the edge
+    if _active is None:
+        _active = Redactor()
+    return _active
+
+
+def install_redactor(redactor: Redactor) -> Redactor:
+    """Make `redactor` the one every `redact_text` call and new trace uses; returns the previous one."""
+    global _active  # noqa: PLW0603
+    previous = active_redactor()
+    _active = redactor
+    return previous
+
+
+@contextmanager
+def using_redactor(redactor: Redactor) -> Iterator[Redactor]:
+    previous = install_redactor(redactor)
+    try:
+        yield redactor
+    finally:
+        install_redactor(previous)
 
 
 def redact_text(text: str, environ: Mapping[str, str] | None = None) -> str:
     """`text` with every known secret value and every credential-shaped string replaced."""
-    for value in secret_env_values(environ):
-        if value in text:
-            text = text.replace(value, REDACTED)
-    return _SHAPES.sub(_mask_shape, text)
+    if environ is not None:
+        return Redactor.from_environ(environ, rules=active_redactor().rules).text(text)
+    return active_redactor().text(text)
 
 
 def redact(value: Any, environ: Mapping[str, str] | None = None) -> Any:
     """Redact strings anywhere inside JSON-like data (dicts, lists, tuples); other values pass through."""
-    if isinstance(value, str):
-        return redact_text(value, environ)
-    if isinstance(value, dict):
-        return {k: redact(v, environ) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact(v, environ) for v in value]
-    return value
+    if environ is not None:
+        return Redactor.from_environ(environ, rules=active_redactor().rules).value(value)
+    return active_redactor().value(value)

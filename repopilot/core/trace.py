@@ -1,23 +1,24 @@
-"""The run record: one JSON file per run, replaced atomically after every step. It is what people read after
-the fact and the checkpoint a crashed run resumes from. Everything written has passed redaction."""
+"""The run record: what people read after the fact and the checkpoint a crashed run resumes from. One file per
+run, an append-only event log (see `trace_log`): each step is redacted and written once. Everything written has
+passed redaction."""
 
 from __future__ import annotations
 
-import json
-import os
+import copy
 import re
 import secrets
-import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from .errors import ConfigError, InputError
-from .redact import redact
+from .errors import ConfigError, InputError, UsageError, UserError
+from .redact import Redactor, active_redactor
+from .trace_log import FORMAT, VERSION, TraceFile, check_resumable, problem, read_run, remove_stale_temp_files
 
 __all__ = [
     "RunTrace",
@@ -29,6 +30,9 @@ __all__ = [
     "list_traces",
     "load_trace",
     "new_run_id",
+    "now_iso",
+    "read_trace",
+    "run_lock",
     "runs_dir",
     "trace_path",
     "use_runs_dir",
@@ -99,7 +103,7 @@ class Totals(BaseModel):
 
 
 class RunTrace(BaseModel):
-    version: int = 1
+    version: int = VERSION
     run_id: str
     command: str
     goal: str
@@ -144,14 +148,25 @@ class TraceListener(Protocol):
 
 
 class TraceRecorder:
-    """Appends steps to a RunTrace and rewrites its file atomically after each one."""
+    """Records a run: each step, conversation change and changed field is appended to the trace file once.
 
-    def __init__(self, trace: RunTrace, directory: Path | None = None) -> None:
+    Everything written passes through `redactor` (the process's active one unless given). Changes to the run's
+    fields (status, proposal, …) are found by comparison and written with the next step or `save()`; the loop
+    says which messages changed with `messages_changed` (appends are found by themselves).
+    """
+
+    def __init__(self, trace: RunTrace, directory: Path | None = None, *, redactor: Redactor | None = None,
+                 _file: TraceFile | None = None) -> None:
         self.trace = trace
         self.path = trace_path(trace.run_id, directory)
+        self.redactor = redactor or active_redactor()
+        self.file = _file or TraceFile(self.path)
         self._t0 = time.monotonic() - trace.totals.duration_ms / 1000
         self.listeners: list[TraceListener] = []
         self.listener_errors: list[str] = []
+        self._written: dict[str, Any] = {}  # the fields as last written (copies), to find what changed
+        self._messages_written = len(trace.messages)
+        self._messages_dirty_from: int | None = None
 
     def _notify(self, event: str, *args: Any) -> None:
         for listener in list(self.listeners):
@@ -163,14 +178,25 @@ class TraceRecorder:
 
     @classmethod
     def start(cls, command: str, goal: str, *, directory: Path | None = None, run_id: str | None = None,
-              **fields: Any) -> TraceRecorder:
-        rec = cls(RunTrace(run_id=run_id or new_run_id(), command=command, goal=goal, **fields), directory)
-        rec.save()
+              redactor: Redactor | None = None, **fields: Any) -> TraceRecorder:
+        trace = RunTrace(run_id=run_id or new_run_id(), command=command, goal=goal, **fields)
+        rec = cls(trace, directory, redactor=redactor)
+        rec._rewrite()
         return rec
 
     @classmethod
-    def resume(cls, run_id: str, directory: Path | None = None) -> TraceRecorder:
-        return cls(load_trace(run_id, directory), directory)
+    def resume(cls, run_id: str, directory: Path | None = None, *, redactor: Redactor | None = None
+               ) -> TraceRecorder:
+        path = trace_path(run_id, directory)
+        remove_stale_temp_files(path)
+        trace, good_size, legacy = _load(run_id, path, resumable=True)
+        rec = cls(trace, directory, redactor=redactor)
+        if legacy:
+            rec._rewrite()  # converted once; from here on it is appended to
+        else:
+            rec.file.cut_torn_tail(good_size)
+            rec._remember_fields()
+        return rec
 
     def step(self, type: StepType, **fields: Any) -> Step:
         t = self.trace
@@ -188,7 +214,7 @@ class TraceRecorder:
             totals.tool_calls += 1
         if s.error is not None:
             totals.errors += 1
-        self.save()
+        self._write({"step": self.redactor.value(s.model_dump(mode="json"))})
         self._notify("on_step", s)
         return s
 
@@ -200,46 +226,107 @@ class TraceRecorder:
         self.save()
         self._notify("on_finish")
 
+    def messages_changed(self, start: int) -> None:
+        """The conversation changed from index `start` on (not only appended to): write it again from there."""
+        self._messages_dirty_from = start if self._messages_dirty_from is None else min(start,
+                                                                                           self._messages_dirty_from)
+
     def save(self) -> None:
+        """Write whatever changed since the last write (fields, conversation); nothing when nothing did."""
+        self._write(None)
+
+    # -- writing ------------------------------------------------------------------------------------------
+    def _write(self, step: dict[str, Any] | None) -> None:
+        """One line, one write: the conversation's change, the changed fields and the step travel together, so
+        a writer killed half-way loses all of them (the line is torn and ignored) or none."""
         t = self.trace
         t.totals.duration_ms = round((time.monotonic() - self._t0) * 1000, 1)
-        data = redact(t.model_dump(mode="json"))
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{t.run_id}.", suffix=".tmp", dir=self.path.parent)
-        except OSError as exc:
-            raise ConfigError(f"cannot write traces to {self.path.parent}/: {exc.strerror or exc}; set "
-                              "REPOPILOT_RUNS_DIR to a writable directory") from None
-        try:
-            # A lone surrogate (a file name that is not UTF-8) is written as "?": the trace stays readable JSON.
-            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
-                json.dump(data, fh, ensure_ascii=False, indent=1)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        event: dict[str, Any] = {}
+        # After a failed write (a full disk) only the run's fields are tried: the short line saying how the run
+        # ended may still fit where the conversation did not.
+        messages = self._message_event() if self.file.broken is None else None
+        if messages is not None:
+            event.update(messages)
+        changed = self._changed_fields()
+        if changed:
+            event["set"] = self.redactor.value(changed)
+        if step is not None and self.file.broken is None:
+            event.update(step)
+        if not event:
+            return
+        event["totals"] = t.totals.model_dump(mode="json")
+        # A run's outcome (status, proposal, decision) is worth an fsync; ordinary steps are flushed to the
+        # kernel, which is what survives a killed process.
+        self.file.append([event], sync=bool(changed.keys() & _DURABLE))
+        if messages is not None:
+            self._messages_written = len(t.messages)
+            self._messages_dirty_from = None
+        self._remember_fields(changed)
+
+    def _message_event(self) -> dict[str, Any] | None:
+        msgs = self.trace.messages
+        at = self._messages_written if self._messages_dirty_from is None else self._messages_dirty_from
+        at = min(at, len(msgs))
+        if at == len(msgs) and at == self._messages_written:
+            return None
+        return {"messages": self.redactor.value(msgs[at:]), "at": at}
+
+    def _changed_fields(self) -> dict[str, Any]:
+        changed = {}
+        for name in _FIELDS:
+            value = getattr(self.trace, name)
+            if name not in self._written or self._written[name] != value:
+                changed[name] = value
+        return changed
+
+    def _remember_fields(self, changed: dict[str, Any] | None = None) -> None:
+        source = changed if changed is not None else {name: getattr(self.trace, name) for name in _FIELDS}
+        for name, value in source.items():
+            # A copy: the live values are dicts the loop and tools change in place.
+            self._written[name] = copy.deepcopy(value)
+
+    def _rewrite(self) -> None:
+        t = self.trace
+        header = t.model_dump(mode="json", exclude={"steps", "messages"})
+        events: list[dict[str, Any]] = [{"trace": FORMAT, "version": VERSION, "run": self.redactor.value(header)}]
+        events += [{"step": self.redactor.value(s.model_dump(mode="json"))} for s in t.steps]
+        if t.messages:
+            events.append({"messages": self.redactor.value(t.messages), "at": 0})
+        self.file.create(events)
+        self._messages_written = len(t.messages)
+        self._remember_fields()
 
 
-def load_trace(run_id: str, directory: Path | None = None) -> RunTrace:
-    path = trace_path(run_id, directory)
+# The run's fields that may change while it runs; `totals` travels with every line.
+_FIELDS = ("command", "goal", "repo", "model", "provider", "status", "started_at", "finished_at", "budgets",
+           "answer", "diagnosis", "proposal", "extra", "version")
+_DURABLE = frozenset({"status", "proposal", "finished_at"})
+
+
+def _load(run_id: str, path: Path, *, resumable: bool = False) -> tuple[RunTrace, int, bool]:
     try:
-        raw = path.read_text(encoding="utf-8")
+        data, good_size, legacy = read_run(path)
     except FileNotFoundError:
         raise InputError(f"no run {run_id!r} in {path.parent}/ (set REPOPILOT_RUNS_DIR?)") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path} is not a RepoPilot trace (not UTF-8 text)") from None
     try:
-        trace = RunTrace.model_validate_json(raw)
+        trace = RunTrace.model_validate(data)
     except ValidationError as exc:
-        raise InputError(f"{path} is not a RepoPilot trace ({exc.error_count()} problems)") from None
+        raise InputError(f"{path} is not a RepoPilot trace ({problem(exc)})") from None
     if trace.run_id != run_id:
         # Acting on it would write to the other run's file: a copied or edited trace is refused, not followed.
         raise InputError(f"{path} holds run {trace.run_id!r}, not {run_id!r}; refusing a renamed or edited trace")
-    return trace
+    if resumable:
+        check_resumable(path, data)
+    return trace, good_size, legacy
+
+
+def load_trace(run_id: str, directory: Path | None = None) -> RunTrace:
+    return _load(run_id, trace_path(run_id, directory))[0]
+
+
+def read_trace(path: Path) -> RunTrace:
+    """The run recorded in the trace file `path` (any format RepoPilot wrote)."""
+    return _load(path.stem, path)[0]
 
 
 def list_traces(directory: Path | None = None) -> Iterator[RunTrace]:
@@ -249,6 +336,41 @@ def list_traces(directory: Path | None = None) -> Iterator[RunTrace]:
         return
     for path in sorted(d.glob("*.json"), reverse=True):
         try:
-            yield RunTrace.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValidationError):
+            yield _load(path.stem, path)[0]
+        except (OSError, UserError):
             continue
+
+
+_HELD: set[str] = set()
+
+
+@contextmanager
+def run_lock(run_id: str, directory: Path | None = None) -> Iterator[None]:
+    """One process at a time per run, so a run is never driven twice at once (two `resume`s, or a `resume` of a
+    live `ask`, would ask the model twice). The OS drops the lock when its holder dies, even by SIGKILL; nested
+    use in one process is allowed."""
+    if run_id in _HELD:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: no lock, as before
+        yield
+        return
+    path = trace_path(run_id, directory).with_suffix(".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = path.open("a")
+    except OSError as exc:
+        raise ConfigError(f"cannot write traces to {path.parent}/: {exc.strerror or exc}; set "
+                          "REPOPILOT_RUNS_DIR to a writable directory") from None
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"run {run_id} is in use by another repopilot process; try again when it ends") from None
+        _HELD.add(run_id)
+        try:
+            yield
+        finally:
+            _HELD.discard(run_id)

@@ -13,6 +13,7 @@ while it is read. The read happens on a worker thread; when time is up the socke
 
 from __future__ import annotations
 
+import codecs
 import json
 import queue
 import re
@@ -48,6 +49,7 @@ MAX_REPLY_BYTES = 8_000_000
 # The longest one reply may take in all, however steadily it trickles (the run's deadline may end it sooner).
 MAX_REPLY_SECONDS = 600.0
 _T = TypeVar("_T")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 _END = object()  # the end of a streamed reply, on the queue between the reader thread and the caller
 
 
@@ -367,16 +369,28 @@ class _LineReader:
         self._thread.start()
 
     def _pump(self) -> None:
+        # Bytes are counted as they arrive (a line is never buffered past the cap, however long it is); lines are
+        # split on \n, \r\n or \r, as httpx does.
         size = 0
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        pending = ""
         try:
-            for line in self._response.iter_lines():
+            for chunk in self._response.iter_bytes():
                 if self._stopped.is_set():
                     return
-                size += len(line) + 1
+                size += len(chunk)
                 if size > self._cap:
                     self._queue.put(self._too_large())
                     return
-                self._queue.put(line)
+                text = pending + decoder.decode(chunk)
+                held = "\r" if text.endswith("\r") else ""  # its \n may come in the next chunk
+                *lines, pending = _NEWLINE.split(text[:-1] if held else text)
+                pending += held
+                for line in lines:
+                    self._queue.put(line)
+            tail = (pending + decoder.decode(b"", final=True)).rstrip("\r")
+            if tail:
+                self._queue.put(tail)
             self._queue.put(_END)
         except httpx.HTTPError as exc:
             if not self._stopped.is_set():

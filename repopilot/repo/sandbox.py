@@ -8,7 +8,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from ..core import InputError, SandboxError
-from .gitrun import run_git
+from .gitrun import DEFAULT_GIT_TIMEOUT_S, run_git
 
 __all__ = ["Sandbox", "check_ref", "open_repo"]
 
@@ -42,12 +42,13 @@ def open_repo(path: Path | str) -> Path:
     return top
 
 
-def check_ref(root: Path, ref: str) -> str:
+def check_ref(root: Path, ref: str, *, timeout: float = DEFAULT_GIT_TIMEOUT_S, deadline: float | None = None) -> str:
     """A ref or revision expression that names a commit; option-shaped or odd text is refused."""
     _no_option(ref, "ref")
     if not _REF.match(ref):
         raise SandboxError(f"not a valid git ref: {ref!r}")
-    out = run_git(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], check=False)
+    out = run_git(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], check=False,
+                  timeout=timeout, deadline=deadline)
     if not out.strip():
         raise SandboxError(f"unknown git ref: {ref!r}")
     return ref

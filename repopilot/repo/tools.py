@@ -49,9 +49,12 @@ def repo_tools(root: Path, *, tool_seconds: float = TOOL_SECONDS, max_result_byt
     run's deadline), returns at most `max_result_bytes`, and shows at most `max_line_bytes` of any line."""
     box = Sandbox(root)
 
+    def deadline(ctx: ToolContext | None) -> float | None:
+        return ctx.deadline if ctx is not None else None
+
     def git(args: list[str], ctx: ToolContext | None, *, check: bool = True) -> GitOutput:
         return run_git(box.root, args, check=check, max_bytes=max_result_bytes, timeout=tool_seconds,
-                       deadline=ctx.deadline if ctx is not None else None)
+                       deadline=deadline(ctx))
 
     def ends(ctx: ToolContext | None) -> float:
         limit = time.monotonic() + tool_seconds
@@ -76,7 +79,7 @@ def repo_tools(root: Path, *, tool_seconds: float = TOOL_SECONDS, max_result_byt
         if staged:
             args.append("--cached")
         if ref:
-            args.append(check_ref(box.root, ref))
+            args.append(check_ref(box.root, ref, timeout=tool_seconds, deadline=deadline(ctx)))
         args.append("--")
         if path:
             args.append(box.relative(path))
@@ -99,7 +102,7 @@ def repo_tools(root: Path, *, tool_seconds: float = TOOL_SECONDS, max_result_byt
         args = ["log", f"--max-count={max_count}", "--no-color", "--no-show-signature", "--format=%h %ad %an%n    %s",
                 "--date=short"]
         if ref:
-            args.append(check_ref(box.root, ref))
+            args.append(check_ref(box.root, ref, timeout=tool_seconds, deadline=deadline(ctx)))
         args.append("--")
         if path:
             args.append(box.relative(path))

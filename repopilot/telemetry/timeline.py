@@ -116,17 +116,19 @@ def timeline(trace: RunTrace) -> list[TimedStep]:
     are placed right after the previous one."""
     origin = parse_time(trace.started_at)
     placed: list[TimedStep] = []
-    previous_end = 0.0
+    previous_end = previous_start = 0.0
     for step in trace.steps:
         duration = max(step.duration_ms or 0.0, 0.0)
         end = parse_time(step.timestamp)
         if origin is not None and end is not None:
             end_ms = (end - origin).total_seconds() * 1000
-            start_ms = max(end_ms - duration, 0.0)
+            # Timestamps are cut to the millisecond: a step that began right after the previous one was recorded
+            # could otherwise seem to start up to 1 ms before it.
+            start_ms = max(end_ms - duration, 0.0, previous_start)
         else:
             start_ms = previous_end
         placed.append(TimedStep(step, start_ms, duration, end))
-        previous_end = start_ms + duration
+        previous_end, previous_start = start_ms + duration, start_ms
     return placed
 
 

@@ -10,6 +10,7 @@ import pytest
 from repopilot.ci import DiagnosisReport
 from repopilot.ci.render import render_github
 from repopilot.cli.main import main
+from repopilot.core import read_trace
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ci"
 
@@ -28,7 +29,7 @@ def test_json_contract(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> No
     assert r["failures"][0]["lines"][0]["line"] == 685
     traces = list((tmp_path / "runs").glob("*.json"))
     assert len(traces) == 1
-    trace = json.loads(traces[0].read_text())
+    trace = read_trace(traces[0]).model_dump(mode="json")
     assert trace["command"] == "diagnose" and trace["diagnosis"]["category"] == "dependency"
     assert trace["status"] == "completed"
 

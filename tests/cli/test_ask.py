@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from repopilot.cli.main import main
+from repopilot.core import read_trace
 
 
 def test_ask_without_a_model_exits_2_and_says_how_to_configure(
@@ -23,7 +24,7 @@ def test_ask_with_the_demo_model_answers_and_prints_a_summary(
     payload = json.loads(captured.out)
     assert payload["status"] == "completed"
     assert "A sample project." in payload["answer"]
-    trace = json.loads(Path(payload["trace"]).read_text())
+    trace = read_trace(Path(payload["trace"])).model_dump(mode="json")
     assert trace["run_id"] == payload["run_id"]
     assert [s["tool_name"] for s in trace["steps"] if s["type"] == "tool_call"] == [
         "list_files", "git_log", "read_file"]

@@ -20,7 +20,8 @@ import pytest
 
 from repopilot.cli import fix as fix_cli
 from repopilot.cli.main import main
-from repopilot.core import ProviderError, RunTrace, diff_sha256
+from repopilot.core import ProviderError, diff_sha256, read_trace
+from repopilot.core.trace_log import read_run
 from repopilot.providers import PROVIDERS, ProviderInfo, ScriptedModel
 from tests.cli.test_fix import FIX, LOG, PROPOSE, READ, Script
 
@@ -61,8 +62,7 @@ def _traces(runs: Path) -> list[dict[str, Any]]:
     """Every trace file, each checked to be valid JSON of a RepoPilot trace."""
     found = []
     for path in sorted(runs.glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        RunTrace.model_validate(data)
+        data = read_trace(path).model_dump(mode="json")
         found.append(data)
     return found
 
@@ -182,7 +182,7 @@ def test_a_50_mb_single_line_log_is_diagnosed_in_bounded_time_and_memory(tmp_pat
     assert took < 60
     # ru_maxrss of the biggest child so far (KiB on Linux): far below the log's size plus the interpreter.
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 400 * 1024
-    assert os.path.getsize(runs / f"{json.loads((runs / os.listdir(runs)[0]).read_text())['run_id']}.json") \
+    assert os.path.getsize(runs / f"{read_trace(runs / os.listdir(runs)[0]).run_id}.json") \
         < 1_000_000
 
 
@@ -283,14 +283,16 @@ def _awaiting_fix_run(git_repo: Path, tmp_path: Path, runs: Path, capsys: pytest
 
 def _edit(change: Callable[[dict[str, Any]], Any]) -> Callable[[Path], None]:
     def apply(path: Path) -> None:
-        data = json.loads(path.read_text())
+        data = read_run(path)[0]
         change(data)
         path.write_text(json.dumps(data))
     return apply
 
 
 CORRUPTIONS: dict[str, tuple[Callable[[Path], None], str]] = {
-    "truncated": (lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]), "not a RepoPilot trace"),
+    # Cut inside the first line: no run is left. (A cut anywhere later is a torn last write, which is tolerated:
+    # see tests/core/test_trace_log.py.)
+    "truncated": (lambda p: p.write_bytes(p.read_bytes()[:40]), "not a RepoPilot trace"),
     "empty": (lambda p: p.write_bytes(b""), "not a RepoPilot trace"),
     "not-utf8": (lambda p: p.write_bytes(b"\xff\xfe{" + p.read_bytes()), "not a RepoPilot trace"),
     "array": (lambda p: p.write_text("[]"), "not a RepoPilot trace"),

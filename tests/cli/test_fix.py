@@ -16,7 +16,7 @@ from repopilot.app import fix_runs
 from repopilot.ci import DiagnosisReport
 from repopilot.cli import fix as fix_cli
 from repopilot.cli.main import main
-from repopilot.core import AssistantMessage, Message, ToolSpec, diff_sha256, load_trace, runs_dir
+from repopilot.core import AssistantMessage, Message, ToolSpec, diff_sha256, load_trace, read_trace, runs_dir
 from repopilot.providers import PROVIDERS, ProviderInfo, ScriptedModel
 
 FIX = """--- a/src/calc.py
@@ -174,7 +174,7 @@ def test_altered_proposal_is_refused(git_repo: Path, log: Path, script: Script, 
                                      needle: str, capsys: pytest.CaptureFixture[str]) -> None:
     run_id = _fix_awaiting(git_repo, log, capsys, runs)
     path = runs / f"{run_id}.json"
-    data = json.loads(path.read_text())
+    data = read_trace(path).model_dump(mode="json")
     alter(data["proposal"])
     path.write_text(json.dumps(data))
     capsys.readouterr()

@@ -148,3 +148,12 @@ def test_errors_that_echo_input(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     err = capsys.readouterr().err
     _clean(err)
     assert "no␛[2Jsuch" in err or "\\x1b" in err
+
+
+@pytest.mark.parametrize("argv", [["diagnose", "--format", f"x{ESC}]0;t{chr(7)}\u202ey"],
+                                  [f"no{ESC}[2Jsuch\u202ecommand"]])
+def test_usage_errors_that_echo_input(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    _clean(captured.out + captured.err)
+    assert "Error" in captured.err

@@ -1,4 +1,3 @@
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from repopilot.core import (
     ToolResultMessage,
     TraceRecorder,
     UserMessage,
+    read_trace,
     tool,
 )
 from repopilot.providers import ScriptedModel
@@ -56,7 +56,7 @@ def start(agent: Agent) -> Any:
 
 
 def load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
+    return read_trace(path).model_dump(mode="json")
 
 
 def test_tool_calls_run_in_order_and_results_pair_by_id(tmp_path: Path) -> None:
@@ -186,7 +186,7 @@ def test_trace_is_rewritten_after_every_step(tmp_path: Path) -> None:
 
     class Watcher:
         def on_step(self, trace: RunTrace, step: Step) -> None:
-            on_disk = json.loads((tmp_path / f"{trace.run_id}.json").read_text())
+            on_disk = load(tmp_path / f"{trace.run_id}.json")
             seen.append(len(on_disk["steps"]))
             assert on_disk["steps"][-1]["step_number"] == step.step_number
 

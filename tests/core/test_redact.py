@@ -1,8 +1,6 @@
-import json
-
 import pytest
 
-from repopilot.core import REDACTED, TraceRecorder, redact, redact_text
+from repopilot.core import REDACTED, Redactor, TraceRecorder, read_trace, redact, redact_text, using_redactor
 from repopilot.core.errors import ProviderError
 
 
@@ -39,19 +37,20 @@ def test_environment_secret_values_are_redacted_anywhere() -> None:
     assert out == {"a": [f"x {REDACTED} y"], "b": "/usr/bin:/bin true"}
 
 
-def test_trace_file_never_contains_env_secret(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("OPENAI_API_KEY", "live-secret-value-123456")
-    rec = TraceRecorder.start("ask", "goal mentioning live-secret-value-123456", directory=tmp_path)
+def test_trace_file_never_contains_env_secret(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    redactor = Redactor.from_environ({"OPENAI_API_KEY": "live-secret-value-123456"})
+    rec = TraceRecorder.start("ask", "goal mentioning live-secret-value-123456", directory=tmp_path,
+                              redactor=redactor)
     rec.step("tool_result", tool_name="read_file", result="echo live-secret-value-123456 and sk-abcdefghijklmnopqrstu")
     raw = rec.path.read_text()
     assert "live-secret-value-123456" not in raw
     assert "sk-abcdefghijklmnopqrstu" not in raw
-    assert json.loads(raw)["steps"][0]["result"].count(REDACTED) == 2
+    assert read_trace(rec.path).steps[0].result.count(REDACTED) == 2
 
 
-def test_error_messages_are_redacted(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "anthropic-secret-999999")
-    err = ProviderError("bad request", provider="anthropic", status=400,
-                        body='{"error": "invalid x-api-key anthropic-secret-999999"}')
-    assert "anthropic-secret-999999" not in str(err)
+def test_error_messages_are_redacted() -> None:
+    with using_redactor(Redactor.from_environ({"ANTHROPIC_API_KEY": "anthropic-secret-999999"})):
+        err = ProviderError("bad request", provider="anthropic", status=400,
+                            body='{"error": "invalid x-api-key anthropic-secret-999999"}')
+        assert "anthropic-secret-999999" not in str(err)
     assert "HTTP 400" in str(err)

@@ -76,16 +76,18 @@ def step(self, type, **fields):
     return s
 TraceRecorder.step = step
 
-import repopilot.core.trace as trace_mod
-_replace = os.replace
-_saves = [0]
-def replace(src, dst):
-    # Inside TraceRecorder.save: the new state is written and synced to a temporary file, not yet in place.
-    if str(dst).endswith(".json"):
-        _saves[0] += 1
-        die(f"save:{_saves[0]}")
-    return _replace(src, dst)
-trace_mod.os.replace = replace
+import repopilot.core.trace_log as trace_log
+_write = os.write
+_writes = [0]
+def write(fd, data):
+    # Appending to the trace file: half a line reaches the file, then the process dies (a torn last line).
+    if os.readlink(f"/proc/self/fd/{fd}").endswith(".json"):
+        _writes[0] += 1
+        if KILL == f"write:{_writes[0]}":
+            _write(fd, data[: len(data) // 2])
+        die(f"write:{_writes[0]}")
+    return _write(fd, data)
+trace_log.os.write = write
 
 _apply = fix_runs.apply_fix
 def apply_fix(*args, **kwargs):
@@ -111,8 +113,8 @@ KILL_POINTS = [
     "step:approval:1",     # approval recorded, run not yet marked approved
     "model:2",             # final answer after the approval
     "step:llm_call:3",     # final answer persisted, run not yet marked completed
-    "save:4",              # mid-write of the trace file (temporary file written, not yet renamed)
-    "save:9",
+    "write:4",             # mid-write of the trace file: half a line written (a torn last line)
+    "write:9",
 ]
 
 

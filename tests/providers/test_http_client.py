@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from repopilot.core import ConfigError, ProviderError
+from repopilot.core import ConfigError, ProviderError, Redactor, using_redactor
 from repopilot.core.retry import RetryPolicy, parse_retry_after
 from repopilot.providers.http_client import HttpClient, retry_policy_from_env, timeout_from_env
 
@@ -109,10 +109,10 @@ def test_connection_errors_are_retried_then_reported() -> None:
     assert len(http.last_retries) == 2
 
 
-def test_secrets_in_an_error_body_are_redacted(server: WireServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TEST_API_KEY", "verysecretvalue123")
+def test_secrets_in_an_error_body_are_redacted(server: WireServer) -> None:
     server.queue(Reply.json({"error": {"message": "bad key verysecretvalue123 / sk-proj-ABCDEFGHIJKLMNOPQRST"}}, 401))
-    with pytest.raises(ProviderError) as info:
+    with using_redactor(Redactor.from_environ({"TEST_API_KEY": "verysecretvalue123"})), \
+            pytest.raises(ProviderError) as info:
         client(server).post_json("/x", {})
     text = str(info.value)
     assert "verysecretvalue123" not in text and "sk-proj-ABCDEFGHIJKLMNOPQRST" not in text

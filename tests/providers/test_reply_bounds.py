@@ -127,6 +127,16 @@ def test_a_huge_reply_is_refused_while_it_is_read() -> None:
         big.close()
 
 
+def test_a_huge_stream_is_refused_while_it_is_read() -> None:
+    big = Trickler(b"data: " + b"z" * 3_000_000 + b"\n\n", 0.0, stream=True)
+    try:
+        with pytest.raises(ProviderError, match="larger than 1,000,000 bytes"), \
+                _client(big.url, max_reply_bytes=1_000_000).stream_lines("/s", {}) as lines:
+            list(lines)
+    finally:
+        big.close()
+
+
 def test_ask_with_a_trickling_model_ends_on_its_seconds_budget(trickler: Trickler, git_repo: Path,
                                                                 monkeypatch: pytest.MonkeyPatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from repopilot.cli.main import main
-from repopilot.core import ConfigError
+from repopilot.core import ConfigError, read_trace
 from repopilot.providers import resolve_model
 
 
@@ -19,7 +19,7 @@ def test_replays_a_json_script_through_ask(git_repo: Path, tmp_path: Path, capsy
     assert main(["ask", "why does test_add fail?", "--repo", str(git_repo), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["answer"] == "add() subtracts: src/calc.py line 2."
-    trace = json.loads(Path(payload["trace"]).read_text())
+    trace = read_trace(Path(payload["trace"])).model_dump(mode="json")
     result = next(s for s in trace["steps"] if s["type"] == "tool_result")
     assert "return a - b" in result["result"]
 

@@ -1,0 +1,250 @@
+"""The shapes of credentials.
+
+Each rule names keywords; a rule's regex runs only on text that holds one of them (lower-cased substring search,
+as gitleaks does), so clean text costs a few hundred substring searches and no regex. A match is redacted only
+in its secret group, so `api_key = [REDACTED]` still says what was there, and only when the secret passes the
+rule's entropy floor and no allowlist (placeholders like `${{ secrets.X }}`, `true`, repeated letters) frees it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from typing import Any
+
+__all__ = ["SecretRule", "SecretRules", "default_rules", "shannon_entropy"]
+
+# gitleaks' generic rule spends most of its time on a lazy `[\w.-]{0,50}?` that only widens the match to the
+# variable name; searching from the keyword is equivalent for the secret group, and the allowlists that look at
+# the whole match are given the text before it (`_CONTEXT` characters).
+_LEADING_NAME = "(?i)[\\w.-]{0,50}?"
+_CONTEXT = 50
+
+
+def shannon_entropy(text: str) -> float:
+    n = len(text)
+    if not n:
+        return 0.0
+    return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
+
+
+@dataclass(frozen=True)
+class _Allow:
+    target: str  # "secret", "match" or "line"
+    sources: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+
+    @cached_property
+    def regexes(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(r) for r in self.sources)
+
+    @cached_property
+    def stopwords(self) -> re.Pattern[str] | None:
+        # One trie regex: generic-api-key has about 1,500 stopwords.
+        return re.compile(_trie(self.words)) if self.words else None
+
+    def frees(self, secret: str, match: str, line: str) -> bool:
+        subject = {"secret": secret, "match": match, "line": line}.get(self.target, secret)
+        if any(r.search(subject) for r in self.regexes):
+            return True
+        return self.stopwords is not None and self.stopwords.search(secret.lower()) is not None
+
+
+@dataclass(frozen=True)
+class SecretRule:
+    id: str
+    regex: str
+    keywords: tuple[str, ...] = ()
+    group: int = 0
+    entropy: float | None = None
+    allow: tuple[_Allow, ...] = ()
+    # Widen the match backwards by this many characters for allowlists that look at the match (see above).
+    context: int = 0
+    # The pattern begins with one of its keywords (case-insensitively), so it only needs trying where one starts.
+    anchored: bool = False
+    # gitleaks' global allowlist (placeholders, the alphabet as a stopword) is for gitleaks' rules; RepoPilot's
+    # own rules keep the stricter behaviour they always had.
+    global_allow: bool = True
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        # Compiled on first use: most rules never see their keyword, and compiling all of them would add about
+        # half a second to every command that redacts anything.
+        return re.compile(self.regex)
+
+    def _matches(self, text: str, low: str) -> Iterator[re.Match[str]]:
+        if not self.anchored:
+            yield from self.pattern.finditer(text)
+            return
+        # The pattern starts with its keyword: try it only where a keyword starts.
+        starts = set()
+        for keyword in self.keywords:
+            at = low.find(keyword)
+            while at >= 0:
+                starts.add(at)
+                at = low.find(keyword, at + 1)
+        for at in sorted(starts):
+            m = self.pattern.match(text, at)
+            if m is not None:
+                yield m
+
+    def spans(self, text: str, low: str, free: _Allow) -> Iterable[tuple[int, int]]:
+        for m in self._matches(text, low):
+            group = self.group or next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
+            secret = m.group(group)
+            if not secret:
+                continue
+            if self.entropy is not None and shannon_entropy(secret) < self.entropy:
+                continue
+            start = m.start()
+            line_start = text.rfind("\n", 0, start) + 1
+            line_end = text.find("\n", m.end())
+            line = text[line_start: len(text) if line_end < 0 else line_end]
+            whole = text[max(line_start, start - self.context): m.end()]
+            if self.global_allow and free.frees(secret, whole, line):
+                continue
+            if any(a.frees(secret, whole, line) for a in self.allow):
+                continue
+            yield m.span(group)
+
+
+@dataclass
+class SecretRules:
+    rules: Sequence[SecretRule]
+    free: _Allow = field(default_factory=lambda: _Allow("secret"))
+    source: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._by_keyword: dict[str, list[int]] = {}
+        for index, rule in enumerate(self.rules):
+            # A rule without keywords runs on every text: give it the empty keyword, found everywhere.
+            for keyword in rule.keywords or ("",):
+                self._by_keyword.setdefault(keyword, []).append(index)
+        keywords = sorted(k for k in self._by_keyword if k)
+        self._longer = {k: [o for o in keywords if o != k and k in o] for k in keywords}
+        self._detector = re.compile("(?=(" + _trie(keywords) + "))") if keywords else re.compile("(?!)")
+        self._always = "" in self._by_keyword
+
+    def find(self, text: str) -> list[tuple[int, int]]:
+        """The spans of `text` that hold a credential, sorted and merged."""
+        if len(text) < 8:
+            return []
+        low = text.lower()
+        present = self._keywords_in(low)
+        if self._always:
+            present.add("")
+        if not present:
+            return []
+        spans: list[tuple[int, int]] = []
+        done: set[int] = set()
+        for keyword in present:
+            for index in self._by_keyword.get(keyword, ()):
+                if index in done:
+                    continue
+                done.add(index)
+                spans.extend(self.rules[index].spans(text, low, self.free))
+        spans.sort()
+        merged: list[tuple[int, int]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return merged
+
+    def _keywords_in(self, low: str) -> set[str]:
+        # One pass finds the shortest keyword at each position; keywords that extend a found one are then
+        # confirmed by substring search (few: `sk` is found, `sk_live` is checked).
+        roots = set(self._detector.findall(low))
+        found = set(roots)
+        for root in roots:
+            found.update(k for k in self._longer.get(root, ()) if k in low)
+        return found
+
+    def redact(self, text: str, mask: str) -> str:
+        spans = self.find(text)
+        if not spans:
+            return text
+        parts, at = [], 0
+        for start, end in spans:
+            parts.append(text[at:start])
+            parts.append(mask)
+            at = end
+        parts.append(text[at:])
+        return "".join(parts)
+
+
+# What gitleaks does not look for, or looks for only next to a keyword RepoPilot's traces rarely hold.
+_REPOPILOT_RULES: list[dict[str, Any]] = [
+    # scheme://user:password@host: the password only, so the URL stays readable.
+    {"id": "url-password", "keywords": ["://"], "anchored": True,
+     "regex": r"://[^\s/?#@:\"'<>]{0,256}:([^\s/?#@\"'<>]{3,256})@"},
+    # ?token=…&api_key=… in URLs (also in an endpoint variable such as OPENAI_BASE_URL).
+    {"id": "url-query-credential", "keywords": ["?", "&"], "anchored": True,
+     "regex": r"(?i)[?&](?:[a-z0-9_.-]*(?:api[_-]?key|apikey|token|secret|password|passwd|pwd|auth|signature"
+              r"|sig|credential|client[_-]?secret|access[_-]?key|session|key))=([^&#\s\"'<>]{4,})"},
+    {"id": "openai-anthropic-key", "keywords": ["sk-"], "anchored": True,
+     "regex": r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"},
+    {"id": "github-token", "keywords": ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], "anchored": True,
+     "regex": r"\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"},
+    {"id": "aws-access-key-id", "keywords": ["akia", "asia"], "anchored": True,
+     "regex": r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"},
+    {"id": "google-api-key", "keywords": ["aiza"], "anchored": True, "regex": r"\bAIza[0-9A-Za-z_\-]{30,}"},
+    {"id": "slack-token", "keywords": ["xox"], "anchored": True, "regex": r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"},
+    {"id": "bearer", "keywords": ["bearer"], "anchored": True,
+     "regex": r"(?i)\bbearer\s+([A-Za-z0-9._~+/=\-]{8,})"},
+    {"id": "basic-auth", "keywords": ["authorization"], "anchored": True,
+     "regex": r"(?i)authorization[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/=]{8,})"},
+    # key=value and JSON's "api_key": "…", whatever the value looks like (gitleaks wants entropy here).
+    {"id": "labelled-secret", "anchored": True,
+     "keywords": ["x-api-key", "x-goog-api-key", "api", "access", "client", "password", "secret", "auth"],
+     "regex": r"(?i)(?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token|client[_-]?secret|password|"
+              r"secret[_-]?access[_-]?key|auth[_-]?token)[\"']?\s*[:=]\s*[\"']?([^\s\"',;&]{8,})"},
+    # A PEM block cut at a line boundary (a log quoted line by line, a result cut short) is still a key.
+    {"id": "private-key-open", "keywords": ["-----begin"], "anchored": True,
+     "regex": r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:\s*[A-Za-z0-9+/=:,\s-]{16,})?"},
+]
+
+
+def _allow(data: dict[str, Any]) -> _Allow:
+    return _Allow(data.get("target", "secret"), tuple(data.get("regexes", [])), tuple(data.get("stopwords", [])))
+
+
+def _rule(data: dict[str, Any], *, ours: bool = False) -> SecretRule:
+    regex: str = data["regex"]
+    context, anchored = 0, bool(data.get("anchored"))
+    if regex.startswith(_LEADING_NAME):
+        regex, context = "(?i)" + regex[len(_LEADING_NAME):], _CONTEXT
+    return SecretRule(id=data["id"], regex=regex, keywords=tuple(data.get("keywords", [])),
+                      group=int(data.get("group") or 0), entropy=data.get("entropy"),
+                      allow=tuple(_allow(a) for a in data.get("allow", [])), context=context, anchored=anchored,
+                      global_allow=not ours)
+
+
+def _trie(words: Iterable[str]) -> str:
+    """A regex matching the shortest of `words` at a position, factored as a trie so `re` tries one branch per
+    character instead of every word (several times faster than a flat alternation)."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        if "" in node:
+            return ""
+        alts = [re.escape(c) + emit(sub) for c, sub in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return emit(root)
+
+
+@lru_cache(maxsize=1)
+def default_rules() -> SecretRules:
+    """RepoPilot's rules, compiled once per process."""
+    return SecretRules([_rule(r, ours=True) for r in _REPOPILOT_RULES])
