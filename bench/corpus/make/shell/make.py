@@ -342,6 +342,34 @@ def script_make_recipe_fails(name: str, shape: str) -> Made:
                    lambda o: grep(o, r"src/cli\.sh: No such file"), made=version("make --version"), apt=False)
 
 
+
+@case
+def script_missing_secret(name: str, shape: str) -> Made:
+    deploy = '''#!/usr/bin/env bash
+# Publish the release tarball to the artifact store.
+set -eo pipefail
+: "${ARTIFACT_URL:=https://artifacts.example.com/tool}"
+echo "release $(cat VERSION) -> $ARTIFACT_URL"
+if [ -z "${ARTIFACT_TOKEN:-}" ]; then
+  echo "ERROR: ARTIFACT_TOKEN is not set; add it to the repository secrets" >&2
+  exit 3
+fi
+curl --fail -H "Authorization: Bearer $ARTIFACT_TOKEN" -T "dist/tool-$(cat VERSION).tar.gz" "$ARTIFACT_URL/"
+'''
+    return sh_case(name, shape, {"scripts/publish.sh": deploy}, "bash scripts/publish.sh", "bash", "config",
+                   lambda o: grep(o, r"^ERROR: ARTIFACT_TOKEN"), pre=["bash src/release.sh"],
+                   made=version("bash --version"), apt=False)
+
+
+
+@case
+def shfmt_diff(name: str, shape: str) -> Made:
+    ugly = LIB.replace("log() {\n  echo", "log()\n{\n    echo").replace("slugify() {", "slugify () {")
+    return sh_case(name, shape, {"src/lib.sh": ugly}, "shfmt -d -i 2 src", "shfmt", "lint",
+                   lambda o: grep(o, r"^(---|\+\+\+) src/\S+", limit=4), pre=["shellcheck -S error src/lib.sh"],
+                   made=version("shfmt --version") + " (shfmt, Debian)", apt=False)
+
+
 def main(argv: list[str]) -> int:
     names = argv or list(CASES)
     for n, (cname, fn) in enumerate(CASES.items()):
@@ -350,12 +378,12 @@ def main(argv: list[str]) -> int:
         shape = shape_of(n + 2)
         try:
             steps, tool, category, made = fn(cname, shape)
+            write_case("shell", cname, steps, shape, tool=tool, category=category, seed=200 + n,
+                       made_by=f"{made} on a small generated project (make/shell/make.py:{fn.__name__}), run here; "
+                               "shape by make/shapes.py", job="ci")
         except Exception as exc:  # one broken case must not stop the others; it is reported and retried
             print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
             continue
-        write_case("shell", cname, steps, shape, tool=tool, category=category, seed=200 + n,
-                   made_by=f"{made} on a small generated project (make/shell/make.py:{fn.__name__}), run here; "
-                           "shape by make/shapes.py", job="ci")
         print("wrote", cname, shape, tool, category)
     return 0
 
