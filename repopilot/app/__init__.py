@@ -1,46 +1,70 @@
 """The application layer: RepoPilot's use cases over `Settings`, returning typed results and printing nothing.
 The CLI is one client; a webhook or a Python caller is another (see docs/architecture.md)."""
 
+from typing import TYPE_CHECKING
+
 from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
 from ..ci.render import Renderer, split_lines
 from ..ci.report import ReportLine
-from .asking import ask
-from .diagnosing import diagnose, open_logs
-from .fix_runs import (
-    ApprovalOutcome,
-    FixOutcome,
-    RejectOutcome,
-    approve_run,
-    load_proposal,
-    reject_run,
-    resume_run,
-    start_fix,
-    who_am_i,
-)
-from .fix_seed import describe_diagnosis, seed_messages
-from .github_report import (
-    COMMENT_MARKER,
-    CommentOutcome,
-    GitHubRunReport,
-    comment_on_pull_request,
-    github_logs,
-    report_github_run,
-    resolve_run_url,
-)
-from .history import (
-    budget_usage,
-    export_run,
-    format_duration,
-    run_span_ms,
-    shorten,
-    step_outcome,
-    step_subject,
-    timeline,
-)
-from .models_info import models_in
-from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for
-from .settings import Settings, load_settings
+from ..core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .asking import ask
+    from .diagnosing import diagnose, open_logs
+    from .fix_runs import (
+        ApprovalOutcome,
+        FixOutcome,
+        RejectOutcome,
+        approve_run,
+        load_proposal,
+        reject_run,
+        resume_run,
+        start_fix,
+        who_am_i,
+    )
+    from .fix_seed import describe_diagnosis, seed_messages
+    from .github_report import (
+        COMMENT_MARKER,
+        CommentOutcome,
+        GitHubRunReport,
+        comment_on_pull_request,
+        github_logs,
+        report_github_run,
+        resolve_run_url,
+    )
+    from .history import (
+        budget_usage,
+        export_run,
+        format_duration,
+        run_span_ms,
+        shorten,
+        step_outcome,
+        step_subject,
+        timeline,
+    )
+    from .models_info import models_in
+    from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
+    from .settings import Settings, load_settings
+
+# Each name is imported from its module the first time it is used (start-up stays fast).
+__getattr__ = lazy_exports(__name__, {
+    "asking": ("ask",),
+    "diagnosing": ("diagnose", "open_logs"),
+    "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
+                 "resume_run", "start_fix", "who_am_i"),
+    "fix_seed": ("describe_diagnosis", "seed_messages"),
+    "github_report": (
+        "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
+        "report_github_run", "resolve_run_url"
+    ),
+    "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
+                "step_subject", "timeline"),
+    "models_info": ("models_in",),
+    "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
+                "tool_bounds"),
+    "settings": ("Settings", "load_settings"),
+})
 
 __all__ = [
     "COMMENT_MARKER",
@@ -90,5 +114,6 @@ __all__ = [
     "step_outcome",
     "step_subject",
     "timeline",
+    "tool_bounds",
     "who_am_i",
 ]

@@ -18,7 +18,7 @@ from ..core import (
     run_lock,
 )
 from ..repo import open_repo, repo_tools
-from .runtime import Observer, model_for, observed
+from .runtime import Observer, model_for, observed, tool_bounds
 from .settings import Settings
 
 __all__ = ["ASK_SYSTEM_PROMPT", "ask"]
@@ -43,7 +43,8 @@ def ask(goal: str, settings: Settings, *, repo: Path = Path("."), max_tokens: in
                       max_cost=max_cost)
     if listener is not None:
         rec.listeners.append(listener)
-    agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets, on_text=on_text)
+    agent = Agent(model, ToolRegistry(repo_tools(root, **tool_bounds(settings))), rec, budgets, on_text=on_text,
+                  max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
     # Held while the run is live, so a `resume` of it from another terminal is refused instead of asking the
     # model the same turns a second time.
     with run_lock(rec.trace.run_id), observed(rec, model, settings, observer):

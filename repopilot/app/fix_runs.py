@@ -30,7 +30,7 @@ from ..core import (
 )
 from ..repo import AppliedFix, apply_fix, fix_tools, mark_applied, open_repo, repo_tools
 from .fix_seed import seed_messages
-from .runtime import Observer, github_access, model_for, observed, scanner_for
+from .runtime import Observer, github_access, model_for, observed, scanner_for, tool_bounds
 from .settings import Settings
 
 __all__ = ["ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
@@ -215,7 +215,8 @@ def _fix(rec: TraceRecorder, root: Path, source: str, settings: Settings, *, bas
     rec.save()
     if on_diagnosis is not None:
         on_diagnosis(reports)
-    agent = Agent(model, ToolRegistry(fix_tools(root)), rec, Budgets(max_steps=max_steps))
+    agent = Agent(model, ToolRegistry(fix_tools(root, **tool_bounds(settings))), rec, Budgets(max_steps=max_steps),
+                  max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
     with observed(rec, model, settings, observer):
         agent.run(seed_messages(reports))
     return FixOutcome(rec.trace, root, reports)
@@ -238,8 +239,9 @@ def resume_run(run_id: str, settings: Settings, *, repo: Path | None = None, obs
         decided = bool(t.proposal and t.proposal.get("decision"))
         if t.status != "awaiting_approval" or decided:
             model = _model(settings)
-            tools = fix_tools(root) if t.command == "fix" else repo_tools(root)
-            agent = Agent(model, ToolRegistry(tools), rec)
+            bounds = tool_bounds(settings)
+            tools = fix_tools(root, **bounds) if t.command == "fix" else repo_tools(root, **bounds)
+            agent = Agent(model, ToolRegistry(tools), rec, max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
             with observed(rec, model, settings, observer):
                 agent.resume()
         return FixOutcome(t, root, [r for r in (read_report(d) for d in t.reports()) if r is not None])
