@@ -46,8 +46,11 @@ def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
 def tool_bounds(settings: Settings) -> dict[str, Any]:
     """The bounds of the repository tools (`repo_tools`/`fix_tools` keywords): time per call, bytes per result
     and per line."""
-    return {"tool_seconds": settings.tool_seconds, "max_result_bytes": settings.max_tool_result_bytes,
-            "max_line_bytes": settings.max_line_bytes}
+    from ..repo import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS  # only commands that open a repository
+
+    return {"tool_seconds": settings.tool_seconds or TOOL_SECONDS,
+            "max_result_bytes": settings.max_tool_result_bytes or MAX_RESULT_BYTES,
+            "max_line_bytes": settings.max_line_bytes or MAX_LINE_BYTES}
 
 
 def github_access(settings: Settings) -> GitHubAccess:
