@@ -15,6 +15,7 @@ from ..core import (
     TraceListener,
     TraceRecorder,
     UserMessage,
+    redact_text,
     run_lock,
 )
 from ..repo import open_repo, repo_tools
@@ -48,4 +49,4 @@ def ask(goal: str, settings: Settings, *, repo: Path = Path("."), max_tokens: in
     # Held while the run is live, so a `resume` of it from another terminal is refused instead of asking the
     # model the same turns a second time.
     with run_lock(rec.trace.run_id), observed(rec, model, settings, observer):
-        return agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])
+        return agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=redact_text(goal))])

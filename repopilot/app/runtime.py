@@ -44,13 +44,11 @@ def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
 
 
 def tool_bounds(settings: Settings) -> dict[str, Any]:
-    """The bounds of the repository tools (`repo_tools`/`fix_tools` keywords): time per call, bytes per result
-    and per line."""
-    from ..repo import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS  # only commands that open a repository
-
-    return {"tool_seconds": settings.tool_seconds or TOOL_SECONDS,
-            "max_result_bytes": settings.max_tool_result_bytes or MAX_RESULT_BYTES,
-            "max_line_bytes": settings.max_line_bytes or MAX_LINE_BYTES}
+    """The bounds of the repository tools that are set (`repo_tools`/`fix_tools` keywords): time per call, bytes
+    per result and per line; the tools' defaults apply to the others."""
+    bounds = {"tool_seconds": settings.tool_seconds, "max_result_bytes": settings.max_tool_result_bytes,
+              "max_line_bytes": settings.max_line_bytes}
+    return {k: v for k, v in bounds.items() if v is not None}
 
 
 def github_access(settings: Settings) -> GitHubAccess:

@@ -72,8 +72,7 @@ class Settings:
     github_api_url: str | None = None
     github_server_url: str = DEFAULT_GITHUB_SERVER
     debug: bool = False
-    # None: the repository tools' own defaults (see `runtime.tool_bounds`; not imported here, so that a command
-    # that never opens a repository does not load that package at start-up).
+    # None: the repository tools' own defaults (repo/tools.py), so reading settings never imports that layer.
     tool_seconds: float | None = None
     max_tool_result_bytes: int | None = None
     max_line_bytes: int | None = None
