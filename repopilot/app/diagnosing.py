@@ -18,7 +18,7 @@ ProgressFor = Callable[[LogInput], AbstractContextManager[Callable[[int], None] 
 
 def open_logs(source: str, settings: Settings) -> list[LogInput]:
     """The logs SOURCE names (a file, '-', a run-logs zip, a run URL) with the settings' GitHub access."""
-    return open_sources(source, github_access(settings))
+    return open_sources(source, github_access(settings), max_stdin_bytes=settings.max_stdin_bytes)
 
 
 def _no_progress(log: LogInput) -> AbstractContextManager[Callable[[int], None] | None]:
@@ -33,7 +33,9 @@ def diagnose(sources: Sequence[LogInput], settings: Settings, *, baseline: LogIn
     if not sources:
         raise InputError("no logs to diagnose")
     model = None if no_llm else model_for(settings, required=False)
-    scanner = scanner_for(settings)
+    # The largest log decides whether hyperscan's database is worth compiling on a fresh machine.
+    sizes = [log.size for log in sources]
+    scanner = scanner_for(settings, size=None if None in sizes else max(s or 0 for s in sizes))
     rec = TraceRecorder.start("diagnose", goal or f"diagnose {sources[0].source}",
                               model=model.model if model else None,
                               provider=getattr(model, "provider", None) if model else None)

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any
 
 from ..ci.engine import default_scanner
 from ..ci.github_api import GitHubAccess
 from ..ci.scanner import Scanner
 from ..core import Model, TraceRecorder, use_runs_dir
-from ..providers import resolve_model
 from ..telemetry import attach_live_exporters
 from .settings import Settings
 
-__all__ = ["Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for"]
+__all__ = ["Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
 
 # A client's view of a traced run while it goes (the CLI prints the run summary after it): given the recorder
 # and the model, returns a context manager around the run.
@@ -30,11 +30,21 @@ def model_for(settings: Settings, *, required: bool = True) -> Model | None:
     """The configured model; None when none is configured and none is required."""
     if not settings.model and not required:
         return None
+    from ..providers import resolve_model  # the HTTP client and the adapters: only when a model is asked for
+
     return resolve_model(settings.model, settings.provider_env)
 
 
-def scanner_for(settings: Settings) -> Scanner:
-    return default_scanner(None, settings.rules, settings.scanner_cache_dir())
+def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
+    """The scanner for logs of up to `size` bytes (None: unknown)."""
+    return default_scanner(None, settings.rules, settings.scanner_cache_dir(), size=size)
+
+
+def tool_bounds(settings: Settings) -> dict[str, Any]:
+    """The bounds of the repository tools (`repo_tools`/`fix_tools` keywords): time per call, bytes per result
+    and per line."""
+    return {"tool_seconds": settings.tool_seconds, "max_result_bytes": settings.max_tool_result_bytes,
+            "max_line_bytes": settings.max_line_bytes}
 
 
 def github_access(settings: Settings) -> GitHubAccess:

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..ci import MAX_STDIN_BYTES
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
-from ..core import DEFAULT_MAX_STEPS, ConfigError
+from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError
 from ..providers import provider_variables
+from ..repo import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS
 from ..telemetry import capture_content_from_env
 
 __all__ = ["CONFIG_KEYS", "Settings", "load_settings", "user_config_path"]
@@ -49,6 +51,12 @@ _KEYS: dict[str, _Key] = {
     "github_api_url": _Key("GITHUB_API_URL", str),
     "github_server_url": _Key("GITHUB_SERVER_URL", str),
     "debug": _Key("REPOPILOT_DEBUG", bool, in_files=False),
+    # Bounds on what one tool call, one model turn and piped input may cost (docs/security.md).
+    "tool_seconds": _Key("REPOPILOT_TOOL_SECONDS", float),
+    "max_tool_result_bytes": _Key("REPOPILOT_MAX_TOOL_RESULT_BYTES", int),
+    "max_line_bytes": _Key("REPOPILOT_MAX_LINE_BYTES", int),
+    "max_tool_calls_per_turn": _Key("REPOPILOT_MAX_TOOL_CALLS_PER_TURN", int),
+    "max_stdin_bytes": _Key("REPOPILOT_MAX_STDIN_BYTES", int),
 }
 CONFIG_KEYS = tuple(k for k, v in _KEYS.items() if v.in_files)
 
@@ -65,6 +73,11 @@ class Settings:
     github_api_url: str | None = None
     github_server_url: str = DEFAULT_GITHUB_SERVER
     debug: bool = False
+    tool_seconds: float = TOOL_SECONDS
+    max_tool_result_bytes: int = MAX_RESULT_BYTES
+    max_line_bytes: int = MAX_LINE_BYTES
+    max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN
+    max_stdin_bytes: int = MAX_STDIN_BYTES
     # Read from the environment only, never shown by `repopilot config`.
     github_token: str | None = field(default=None, repr=False)
     # The GitHub Actions context of `github report` (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_EVENT_PATH, ...).
@@ -149,13 +162,13 @@ def _convert(name: str, raw: Any, where: str) -> Any:
             if isinstance(raw, bool):
                 return raw
             return str(raw).strip().lower() not in ("", "0", "false", "no")
-        if kind is int:
+        if kind is int or kind is float:
             if isinstance(raw, bool):
                 raise ValueError
-            value = int(raw)
-            if value < 1:
+            number = kind(raw)
+            if not number > 0 or number == float("inf"):
                 raise ValueError
-            return value
+            return number
         if kind is list:
             items = raw if isinstance(raw, list) else [p for p in str(raw).split(os.pathsep) if p]
             return tuple(Path(str(p)).expanduser() for p in items)

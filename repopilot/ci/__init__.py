@@ -4,15 +4,31 @@ Other layers use `diagnose_source()` (one `DiagnosisReport` per job log) or `dia
 and the pure renderers in `RENDERERS`.
 """
 
-from .catalog import CATEGORIES, Catalog, Rule, load_catalog
-from .engine import Result, diagnose_input, diagnose_source, to_report
-from .render import RENDERERS, render_github, render_json, render_markdown
-from .report import DiagnosisReport, ReportFailure, read_report, report_schema
-from .runurl import RunRef, is_run_url, parse_run_url
-from .sources import LogInput, open_sources
+from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .catalog import CATEGORIES, Catalog, Rule, load_catalog
+    from .engine import Result, diagnose_input, diagnose_source, to_report
+    from .render import RENDERERS, render_github, render_json, render_markdown
+    from .report import DiagnosisReport, ReportFailure, read_report, report_schema
+    from .runurl import RunRef, is_run_url, parse_run_url
+    from .sources import MAX_STDIN_BYTES, LogInput, open_sources
+
+# Each name is imported from its module the first time it is used.
+__getattr__ = lazy_exports(__name__, {
+    "catalog": ("CATEGORIES", "Catalog", "Rule", "load_catalog"),
+    "engine": ("Result", "diagnose_input", "diagnose_source", "to_report"),
+    "render": ("RENDERERS", "render_github", "render_json", "render_markdown"),
+    "report": ("DiagnosisReport", "ReportFailure", "read_report", "report_schema"),
+    "runurl": ("RunRef", "is_run_url", "parse_run_url"),
+    "sources": ("MAX_STDIN_BYTES", "LogInput", "open_sources"),
+})
 
 __all__ = [
     "CATEGORIES",
+    "MAX_STDIN_BYTES",
     "RENDERERS",
     "Catalog",
     "DiagnosisReport",

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .catalog import Rule, scan_pattern
+from .catalog import Pattern, Rule, scan_pattern
 from .lines import clean_text, segments, strip_ansi_bytes
 
 __all__ = ["Hit", "LineGetter", "block_fields", "extend_block", "match_line", "match_text", "next_line_ok"]
@@ -27,7 +27,7 @@ class Hit:
     message: str = ""
 
 
-def _any_segment(pattern: re.Pattern[str], clean: str) -> bool:
+def _any_segment(pattern: Pattern, clean: str) -> bool:
     return any(pattern.search(seg) for seg in segments(clean))
 
 

@@ -6,15 +6,19 @@ which file and rule; the scanner then trusts the catalog.
 
 from __future__ import annotations
 
+import pickle
 import re
+import sys
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
 
+from .. import __version__
 from ..core import ConfigError
+from .cache import cache_key, read_entry, write_entry
 from .report import Category
 
 __all__ = [
@@ -25,6 +29,8 @@ __all__ = [
     "Catalog",
     "Example",
     "FieldSource",
+    "LazyPattern",
+    "Pattern",
     "Rule",
     "load_catalog",
     "load_rule_files",
@@ -55,16 +61,67 @@ SCAN_LINE_START = r"(?:^|\r|Z )"
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 
+class LazyPattern:
+    """A rule's regex, compiled the first time it is used: a log fires a handful of the catalog's ~370 regexes,
+    and compiling them all took longer than diagnosing an ordinary log. Pickled as its source (the catalog
+    cache); equal to another with the same source and flags."""
+
+    __slots__ = ("_rx", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0, compiled: re.Pattern[str] | None = None) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._rx = compiled
+
+    def compiled(self) -> re.Pattern[str]:
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(self.pattern, self.flags)
+        return rx
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().match(string, pos, endpos)
+
+    def fullmatch(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().fullmatch(string, pos, endpos)
+
+    @property
+    def groupindex(self) -> Mapping[str, int]:
+        return self.compiled().groupindex
+
+    def __getstate__(self) -> tuple[str, int]:
+        return self.pattern, self.flags
+
+    def __setstate__(self, state: tuple[str, int]) -> None:
+        self.pattern, self.flags = state
+        self._rx = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LazyPattern) and (self.pattern, self.flags) == (other.pattern, other.flags)
+
+    def __hash__(self) -> int:
+        return hash((self.pattern, self.flags))
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self.pattern!r}, {self.flags})"
+
+
+Pattern = re.Pattern[str] | LazyPattern  # rules made in code (problem matchers) may hold compiled ones
+
+
 @dataclass(frozen=True)
 class BlockSpec:
     """How a trigger line grows into the error block around it (see FORMAT.md, "block")."""
 
     before: int = 0
     after: int = 0
-    up_while: re.Pattern[str] | None = None
-    up_until: re.Pattern[str] | None = None
-    down_while: re.Pattern[str] | None = None
-    down_until: re.Pattern[str] | None = None
+    up_while: Pattern | None = None
+    up_until: Pattern | None = None
+    down_while: Pattern | None = None
+    down_until: Pattern | None = None
     max_lines: int = 40
     down_gap: int = 0  # lines `down_while` may skip when a matching line follows them
 
@@ -74,7 +131,7 @@ class FieldSource:
     """A line of the block that fields come from (see FORMAT.md, "fields_from"): the nearest line below the
     trigger (`down`), above it (`up`), or the block's last line (`from_end`) that `pattern` matches."""
 
-    pattern: re.Pattern[str]
+    pattern: Pattern
     search: str = "down"
 
 
@@ -93,19 +150,19 @@ class Rule:
     category: str
     ecosystem: str
     tool: str
-    triggers: tuple[re.Pattern[str], ...]
+    triggers: tuple[Pattern, ...]
     confidence: float
     hint: str
     source: str  # the file it came from
     title: str = ""
     subcategory: str | None = None
     ignore_case: bool = False
-    exclude: re.Pattern[str] | None = None
+    exclude: Pattern | None = None
     message: str | None = None  # a template over the named groups, e.g. "{test} failed"
     block: BlockSpec = field(default_factory=BlockSpec)
     examples: tuple[Example, ...] = ()
     fields_from: tuple[FieldSource, ...] = ()
-    next_line: re.Pattern[str] | None = None  # the line after the trigger must match this for the rule to fire
+    next_line: Pattern | None = None  # the line after the trigger must match this for the rule to fire
 
     @property
     def scan_patterns(self) -> tuple[str, ...]:
@@ -203,10 +260,12 @@ def _package_rule_files(exclude: Iterable[str] = ()) -> list[tuple[str, bytes]]:
     return out
 
 
-def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()) -> Catalog:
+def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = (),
+                 cache_dir: Path | None = None) -> Catalog:
     """The bundled catalog, plus a user's own rules: the `*.toml` rule files and `*.json` GitHub problem
     matchers of `extra_dirs`. `exclude` names bundled rule files by stem (`python`) to leave out, as the
-    leave-one-ecosystem-out benchmark does."""
+    leave-one-ecosystem-out benchmark does. With `cache_dir`, the validated catalog is kept there, once per
+    catalog version."""
     files = _package_rule_files(exclude)
     matchers: list[Rule] = []
     for directory in extra_dirs:
@@ -217,7 +276,7 @@ def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()
 
         for p in sorted(directory.glob("*.json")):
             matchers.extend(rules_from_problem_matcher(p.read_text(encoding="utf-8"), origin=str(p)))
-    catalog = load_rule_files(files)
+    catalog = load_rule_files(files) if cache_dir is None else _cached_rule_files(files, cache_dir)
     if not matchers:
         return catalog
     taken = {r.id for r in catalog.rules}
@@ -225,6 +284,26 @@ def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()
     if clash:
         raise ConfigError(f"problem matcher rule ids clash with the catalog: {', '.join(clash)}")
     return Catalog(version=catalog.version, rules=catalog.rules + tuple(matchers))
+
+
+def _cached_rule_files(files: list[tuple[str, bytes]], cache_dir: Path) -> Catalog:
+    """`load_rule_files(files)`, validated once per catalog version: the result is kept in the user's cache,
+    named by a hash of the rule files, this module's source and the Python and RepoPilot versions (a cache left
+    by another version is never read; one that does not load is rebuilt)."""
+    source = Path(__file__).read_bytes()
+    key = cache_key(__version__, sys.version, source, *(part for name, data in files for part in (name, data)))
+    name = f"catalog-{key}.pickle"
+    data = read_entry(cache_dir, name)
+    if data is not None:
+        try:
+            cached = pickle.loads(data)  # noqa: S301 - our own file, written by this user only (see read_entry)
+        except Exception:  # anything unreadable is rebuilt
+            cached = None
+        if isinstance(cached, Catalog):
+            return cached
+    catalog = load_rule_files(files)
+    write_entry(cache_dir, name, pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL))
+    return catalog
 
 
 def load_rule_files(files: Iterable[tuple[str, bytes]]) -> Catalog:
@@ -255,11 +334,11 @@ def load_rule_files(files: Iterable[tuple[str, bytes]]) -> Catalog:
     return Catalog(version=version, rules=tuple(rules))
 
 
-def _regex(where: str, pattern: Any, flags: int = 0) -> re.Pattern[str]:
+def _regex(where: str, pattern: Any, flags: int = 0) -> LazyPattern:
     if not isinstance(pattern, str) or not pattern:
         raise ConfigError(f"{where}: a non-empty regex string expected")
     try:
-        return re.compile(pattern, flags)
+        return LazyPattern(pattern, flags, re.compile(pattern, flags))
     except re.error as exc:
         raise ConfigError(f"{where}: bad regex {pattern!r}: {exc}") from None
 

@@ -13,7 +13,6 @@ from ..core import InputError, Model, TraceRecorder, redact
 from .baseline import seen_in_baseline
 from .catalog import Catalog, load_catalog
 from .diagnosis import Diagnosis, build_diagnosis
-from .escalate import escalate
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
 from .located import apply_locator
 from .locator import LocatorModel, candidates, default_model
@@ -40,11 +39,25 @@ class Result:
         return DiagnosisReport.model_validate(redact(to_report(self).contract()))
 
 
+# On a fresh machine (nothing in the cache yet) a log below this size is scanned with `re`: it scans 1 MB in about
+# the time hyperscan takes to compile the catalog. From the next run on, hyperscan's database is compiled once
+# and cached.
+_COMPILE_FROM = 1024 * 1024
+
+
 @lru_cache(maxsize=4)
-def default_scanner(engine: str | None = None, rules: tuple[Path, ...] = (), cache_dir: Path | None = None) -> Scanner:
+def _scanner(engine: str | None, rules: tuple[Path, ...], cache_dir: Path | None, compile_hyperscan: bool) -> Scanner:
+    return Scanner(load_catalog(list(rules), cache_dir=cache_dir), engine=engine, cache_dir=cache_dir,
+                   compile_hyperscan=compile_hyperscan)
+
+
+def default_scanner(engine: str | None = None, rules: tuple[Path, ...] = (), cache_dir: Path | None = None, *,
+                    size: int | None = None) -> Scanner:
     """The bundled catalog plus the user's rule folders `rules`, compiled once per process (and kept in
-    `cache_dir` between processes)."""
-    return Scanner(load_catalog(list(rules)), engine=engine, cache_dir=cache_dir)
+    `cache_dir` between processes), for logs of about `size` bytes (None: unknown, maybe big)."""
+    small = size is not None and size < _COMPILE_FROM
+    fresh = small and (cache_dir is None or not any(cache_dir.glob("catalog-*")))
+    return _scanner(engine, rules, cache_dir, not fresh)
 
 
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
@@ -53,7 +66,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
                    locator: LocatorModel | None = None) -> Result:
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
-    sc = scanner or default_scanner()
+    sc = scanner or default_scanner(size=log.size)
     with log.open() as fh:
         res = sc.scan(fh, progress=progress)
     if res.size == 0:
@@ -86,6 +99,8 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     if not diag.confident and model is not None:
         rec = recorder or TraceRecorder.start("diagnose", f"diagnose {log.name}", model=model.model,
                                               provider=getattr(model, "provider", None))
+        from .escalate import escalate  # its prompt and schema: only when a model is asked
+
         outcome = escalate(diag, excerpt, model, rec)
     elif not diag.confident:
         diag.decisions.append({"decision": "not escalated", "why": (diag.escalation_reason or "") +

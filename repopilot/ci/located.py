@@ -3,6 +3,8 @@ its blocks the failures the excerpt shows; every chosen line is recorded with th
 
 from __future__ import annotations
 
+import re
+
 from .diagnosis import CONFIDENT, Diagnosis, Failure, is_trailer
 from .locator import LocatorModel, candidates, locate
 from .scanner import ScanResult
@@ -12,6 +14,8 @@ __all__ = ["LOCATOR_RULE", "apply_locator"]
 LOCATOR_RULE = "locator"
 _WEAK_RULES = {"github.error-annotation"}  # evidence that says only where, not what
 _MAX_BLOCKS = 8
+_ERRORISH = re.compile(r"\b(?:error|fatal|fail\w*|exception|panic|abort\w*|can't|cannot|could not|not ok|"
+                       r"undefined|no such|not found|attempt to|invalid|unexpected)\b", re.IGNORECASE)
 
 
 def _strong(f: Failure) -> bool:
@@ -36,9 +40,14 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
     by_line = {s.line: s for s in found.lines}
     blocks = []
     for a, b in found.blocks:
-        best = max((by_line[n] for n in range(a, b + 1) if n in by_line), key=lambda s: s.probability)
-        blocks.append((best.probability, a, b, best))
-    blocks.sort(key=lambda x: (-x[0], x[1]))
+        scored = [by_line[n] for n in range(a, b + 1) if n in by_line]
+        best = max(scored, key=lambda s: s.probability)
+        # The block's message is its first error-shaped line (a stack's head, not its last frame).
+        head = next((s for s in scored if _ERRORISH.search(texts.get(s.line, ""))), best)
+        blocks.append((best.probability, a, b, head))
+    # The likeliest blocks first; among nearly as likely ones the earliest (a first error explains later ones).
+    top = max(p for p, *_ in blocks)
+    blocks.sort(key=lambda x: (x[0] < 0.8 * top, x[1] if x[0] >= 0.8 * top else -x[0]))
     located: list[Failure] = []
     for p, a, b, best in blocks[:_MAX_BLOCKS]:
         text = texts.get(best.line, "")

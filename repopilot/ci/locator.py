@@ -112,6 +112,7 @@ class LocatorModel:
     scale: tuple[float, ...]
     threshold: float = 0.5
     max_lines: int = 40
+    extend: float = 1.0  # a neighbour of a chosen line joins at threshold * extend
     info: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -122,6 +123,7 @@ class LocatorModel:
                     mean=tuple(float(x) for x in data.get("mean", [0.0] * n)),
                     scale=tuple(float(x) or 1.0 for x in data.get("scale", [1.0] * n)),
                     threshold=float(data.get("threshold", 0.5)), max_lines=int(data.get("max_lines", 40)),
+                    extend=float(data.get("extend", 1.0)),
                     info=dict(data.get("info", {})))
         if not (len(model.coef) == len(model.mean) == len(model.scale) == n):
             raise ValueError("locator weights: features, coef, mean and scale differ in length")
@@ -130,7 +132,7 @@ class LocatorModel:
     def to_dict(self) -> dict[str, Any]:
         return {"features": list(self.features), "coef": list(self.coef), "bias": self.bias,
                 "mean": list(self.mean), "scale": list(self.scale), "threshold": self.threshold,
-                "max_lines": self.max_lines, "info": dict(self.info)}
+                "max_lines": self.max_lines, "extend": self.extend, "info": dict(self.info)}
 
     def contributions(self, row: Mapping[str, float]) -> list[tuple[str, float]]:
         return [(name, w * (row.get(name, 0.0) - mu) / sd)
@@ -304,9 +306,8 @@ def candidates(res: ScanResult, limit: int = MAX_CANDIDATES) -> dict[int, str]:
 
 def locate(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_start: int | None = None,
            step_error_line: int | None = None, exclude: Iterable[int] = (), shape: str | None = None) -> Located:
-    """Score every candidate line and choose the causal ones: those at or above the model's threshold (the best
-    one at least when any candidate is error-shaped), a single-line gap between chosen lines filled, at most
-    `max_lines`, nearest the end first when there are more."""
+    """Score every candidate line and choose the causal ones: those at or above the model's threshold (else the
+    likeliest one), at most `max_lines` (the likeliest), grown into blocks by their likely neighbours."""
     skip = set(exclude)
     cand = {n: t for n, t in texts.items() if n not in skip}
     shape = shape or detect_shape(cand.values())
@@ -321,19 +322,31 @@ def locate(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_st
         scored.append(Scored(n, p, [(k, round(v, 2)) for k, v in why]))
     chosen = [s for s in scored if s.probability >= model.threshold]
     if not chosen and scored:
-        best = max(scored, key=lambda s: (s.probability, s.line))
-        if best.probability >= model.threshold / 2:
-            chosen = [best]
+        # The job failed, so something in it says why: the likeliest line, however unsure (a linter that
+        # prints only file names, a tool whose errors read like warnings).
+        chosen = [max(scored, key=lambda s: (s.probability, s.line))]
     if len(chosen) > model.max_lines:
         chosen = sorted(chosen, key=lambda s: (-s.probability, -s.line))[:model.max_lines]
-    picked = {s.line for s in chosen}
     by_line = {s.line: s for s in scored}
-    for n in sorted(picked):
-        if n + 2 in picked and n + 1 not in picked and n + 1 in by_line:
-            chosen.append(by_line[n + 1])
-    picked = {s.line for s in chosen}
+    picked = extend_picked({s.line for s in chosen}, {n: s.probability for n, s in by_line.items()},
+                           model.threshold * model.extend)
+    chosen = [by_line[n] for n in picked]
     chosen.sort(key=lambda s: -s.probability)
     return Located(lines=chosen, blocks=_blocks(sorted(picked)), shape=shape, end=end, candidates=len(cand))
+
+
+def extend_picked(picked: set[int], probability: Mapping[int, float], floor: float) -> set[int]:
+    """Chosen lines grown into blocks: a neighbour scoring at least `floor` joins (the lines around an error
+    message that carry its content), as does a single line between two chosen ones."""
+    out = set(picked)
+    for n in sorted(picked):
+        for k in (n - 1, n + 1):
+            if k not in out and probability.get(k, 0.0) >= floor:
+                out.add(k)
+    for n in sorted(out):
+        if n + 2 in out and n + 1 not in out and n + 1 in probability:
+            out.add(n + 1)
+    return out
 
 
 def _blocks(lines: list[int]) -> list[tuple[int, int]]:

@@ -12,11 +12,8 @@ microseconds. Memory is bounded by three chunks plus what is kept per hit, whate
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import os
 import platform
 import re
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,12 +22,14 @@ from typing import Any, BinaryIO
 
 from ..core import ConfigError
 from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
+from .cache import cache_key, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .lines import display_text, strip_ansi_bytes
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
 
-__all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available"]
+__all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available",
+           "hyperscan_cached"]
 
 CHUNK_SIZE = 1024 * 1024  # small chunks stay in the CPU cache between the passes over them
 # The keyword fallback (and the grep baseline of the benchmarks): lines an error usually sits on.
@@ -155,26 +154,33 @@ class _ReEngine(_Engine):
         return out
 
 
-def _load_database(hyperscan: Any, path: Path) -> Any:
+def _load_database(hyperscan: Any, directory: Path, name: str) -> Any:
     """The cached database, or None when there is none or it cannot be used (hyperscan checks the format and
     the platform; anything it refuses is compiled again)."""
+    data = read_entry(directory, name)
+    if data is None:
+        return None
     try:
-        return hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
-    except (OSError, hyperscan.error, TypeError, ValueError):
+        return hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK)
+    except (hyperscan.error, TypeError, ValueError):
         return None
 
 
-def _store_database(hyperscan: Any, db: Any, path: Path) -> None:
-    # Best effort and atomic: a read-only or full disk only costs the next run a compile.
+def _database_name(hyperscan: Any, patterns: list[tuple[bytes, bool]]) -> str:
+    # Keyed by everything that goes into it: a database of another version, machine or catalog is never read.
+    version = getattr(hyperscan, "__version__", "")
+    return f"hyperscan-{cache_key(version, platform.machine(), repr(patterns))}.db"
+
+
+def hyperscan_cached(patterns: list[tuple[bytes, bool]], cache_dir: Path | None) -> bool:
+    """Whether a compiled database for `patterns` is in `cache_dir` (and hyperscan is installed)."""
+    if cache_dir is None:
+        return False
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".hyperscan-", dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(hyperscan.dumpb(db))
-        os.replace(tmp, path)
-    except (OSError, hyperscan.error):
-        with contextlib.suppress(OSError, UnboundLocalError):
-            Path(tmp).unlink()
+        import hyperscan
+    except ImportError:
+        return False
+    return (cache_dir / _database_name(hyperscan, patterns)).is_file()
 
 
 class _HyperscanEngine(_Engine):
@@ -185,12 +191,10 @@ class _HyperscanEngine(_Engine):
 
         self._hs = hyperscan
         flags = [hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if ci else 0) for _, ci in patterns]
-        # Compiling the catalog takes ~0.4 s, a hundred times the scan of an ordinary log, so the compiled
-        # database is kept in the user's cache, keyed by everything that goes into it.
-        version = getattr(hyperscan, "__version__", "")
-        key = hashlib.sha256(repr((version, platform.machine(), patterns, flags)).encode())
-        cached = None if cache_dir is None else cache_dir / f"hyperscan-{key.hexdigest()[:32]}.db"
-        db = None if cached is None else _load_database(hyperscan, cached)
+        # Compiling the catalog takes ~0.3 s, a hundred times the scan of an ordinary log, so the compiled
+        # database is kept in the user's cache.
+        name = _database_name(hyperscan, patterns)
+        db = None if cache_dir is None else _load_database(hyperscan, cache_dir, name)
         if db is None:
             db = hyperscan.Database()
             try:
@@ -199,8 +203,9 @@ class _HyperscanEngine(_Engine):
             except hyperscan.error as exc:
                 raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
                                   "Triggers)") from None
-            if cached is not None:
-                _store_database(hyperscan, db, cached)
+            if cache_dir is not None:
+                with contextlib.suppress(hyperscan.error):
+                    write_entry(cache_dir, name, hyperscan.dumpb(db))
         self._db = db
         self._scratch = hyperscan.Scratch(self._db)
 
@@ -274,8 +279,11 @@ class Scanner:
     """Compiled once per catalog; `scan()` may be called for many logs."""
 
     def __init__(self, catalog: Catalog, *, engine: str | None = None, chunk_size: int = CHUNK_SIZE,
-                 cache_dir: Path | None = None) -> None:
-        """`cache_dir`: where the compiled hyperscan database is kept between processes (None: not kept)."""
+                 cache_dir: Path | None = None, compile_hyperscan: bool = True) -> None:
+        """`cache_dir`: where the compiled hyperscan database is kept between processes (None: not kept).
+        `engine`: "hyperscan", "re", or None for hyperscan when it is installed — and, with
+        `compile_hyperscan=False`, only when its database is already in `cache_dir` (a small log scans faster
+        with `re` than hyperscan compiles)."""
         self.catalog = catalog
         self.chunk_size = chunk_size
         # Pattern id -> ("rule", rule index) or ("struct", name).
@@ -288,7 +296,8 @@ class Scanner:
         for name, pat in _STRUCTURE.items():
             patterns.append((pat.encode("utf-8"), False))
             self._targets.append(("struct", name))
-        use_hs = engine == "hyperscan" or (engine is None and hyperscan_available())
+        use_hs = engine == "hyperscan" or (engine is None and hyperscan_available()
+                                           and (compile_hyperscan or hyperscan_cached(patterns, cache_dir)))
         self.engine: _Engine = _HyperscanEngine(patterns, cache_dir) if use_hs else _ReEngine(patterns)
         # The keyword fallback only matters near where the job failed: it is scanned at the end, over the
         # chunks still in memory, not over the whole log.

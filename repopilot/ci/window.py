@@ -26,6 +26,7 @@ class Chunk:
         self.last = first + self.count - 1
         self._anchors: list[int] = [first]  # line numbers with known start offsets, sorted
         self._offsets: dict[int, int] = {first: 0}
+        self._cursor = (first, 0)  # the last line whose offset was found, and that offset
         self._cache: dict[int, str] = {}
         self._found: dict[bytes, list[int]] = {}
 
@@ -51,6 +52,14 @@ class Chunk:
         known = self._offsets.get(n)
         if known is not None:
             return known
+        k, off = self._cursor
+        if k < n <= k + 4:  # the line after the last one asked for: a block growing down
+            data = self.data
+            while k < n:
+                off = data.index(b"\n", off) + 1
+                k += 1
+            self._cursor = (n, off)
+            return off
         i = bisect.bisect_right(self._anchors, n)
         below = self._anchors[i - 1]
         data = self.data
@@ -69,6 +78,7 @@ class Chunk:
                 k += 1
         if abs(k - below) > 16:
             self.anchor(n, off)
+        self._cursor = (n, off)
         return off
 
     def line_at(self, offset: int, n_offset: int, n: int) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ..app import model_for, observed
+from ..app import model_for, observed, tool_bounds
 from ..core import (
     DEFAULT_MAX_STEPS,
     Agent,
@@ -60,8 +60,9 @@ def ask(
     printer = _StreamPrinter() if stdout_is_terminal() and not as_json else None
     if printer is not None:
         rec.listeners.append(printer)
-    agent = Agent(model, ToolRegistry(repo_tools(root)), rec, budgets,
-                  on_text=printer.write if printer is not None else None)
+    agent = Agent(model, ToolRegistry(repo_tools(root, **tool_bounds(settings))), rec, budgets,
+                  on_text=printer.write if printer is not None else None,
+                  max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
     # Held while the run is live, so a `resume` of it from another terminal is refused instead of asking the
     # model the same turns a second time.
     with run_lock(rec.trace.run_id), observed(rec, model, settings, reporting):

@@ -13,12 +13,14 @@ from __future__ import annotations
 import errno
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.segment import Segment
-from rich.syntax import Syntax
+
+if TYPE_CHECKING:
+    from rich.syntax import Syntax
 
 from ..core.sanitize import UNSAFE, visible
 
@@ -59,6 +61,8 @@ err = _Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 def diff_view(diff: str) -> Syntax:
     """A unified diff coloured for the terminal (plain text when piped), the same in every command; every
     character that could hide a line is shown as a visible stand-in (see core/sanitize.py)."""
+    from rich.syntax import Syntax  # pygments: only commands that show a diff pay for it
+
     return Syntax(visible(diff), "diff", theme="ansi_dark", background_color="default")
 
 

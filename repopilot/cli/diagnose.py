@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from importlib import resources
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
 from ..app import DEFAULT_TOKEN_BUDGET, LogInput, diagnose, open_logs
 from ..core import InputError
@@ -34,6 +33,8 @@ def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
     if not stderr_is_terminal() or (log.size or 0) < _PROGRESS_BYTES:
         yield None
         return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
     with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                   TransferSpeedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)

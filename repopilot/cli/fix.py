@@ -19,7 +19,7 @@ from pathlib import Path
 
 import typer
 
-from ..app import Settings, github_access, model_for, observed, scanner_for, seed_messages
+from ..app import Settings, github_access, model_for, observed, scanner_for, seed_messages, tool_bounds
 from ..ci import DiagnosisReport, diagnose_source
 from ..core import (
     DEFAULT_MAX_STEPS,
@@ -275,7 +275,8 @@ def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, m
     rec.trace.set_reports([r.contract() for r in reports])
     rec.save()
     _show_diagnosis(reports)
-    agent = Agent(model, ToolRegistry(fix_tools(root)), rec, Budgets(max_steps=max_steps))
+    agent = Agent(model, ToolRegistry(fix_tools(root, **tool_bounds(settings))), rec, Budgets(max_steps=max_steps),
+                  max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
     with observed(rec, model, settings_from(), reporting):
         agent.run(seed_messages(reports))
     _conclude(rec, root, yes=yes)
@@ -348,9 +349,11 @@ def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
         return
     decided = bool(t.proposal and t.proposal.get("decision"))
     if t.status != "awaiting_approval" or decided:
-        model = _model(settings_from())
-        tools = fix_tools(root) if t.command == "fix" else repo_tools(root)
-        agent = Agent(model, ToolRegistry(tools), rec)
+        settings = settings_from()
+        model = _model(settings)
+        bounds = tool_bounds(settings)
+        tools = fix_tools(root, **bounds) if t.command == "fix" else repo_tools(root, **bounds)
+        agent = Agent(model, ToolRegistry(tools), rec, max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
         with observed(rec, model, settings_from(), reporting):
             agent.resume()
     if t.command == "fix":

@@ -3,6 +3,7 @@ here and nowhere else."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import traceback
@@ -13,7 +14,6 @@ import typer
 
 from .. import __version__
 from ..core import Redactor, RepoPilotError, RunError, UserError, install_redactor, redact_text
-from . import ask, config, diagnose, fix, github, models, runs
 from .console import err
 from .context import forget_settings, load_root_settings
 
@@ -31,16 +31,12 @@ EXIT = {
 
 _DEBUG = [False]  # --debug or REPOPILOT_DEBUG: show tracebacks of unexpected errors
 
-app = typer.Typer(
-    name="repopilot",
-    help="Diagnose failing CI runs and propose fixes a human approves.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    # Help is plain text: with rich markup, help text such as `…/runs/RUN_ID[/job/JOB_ID]` was read as a closing
-    # tag (MarkupError), and flags were listed with a `<bool>` placeholder. Every sub-app says the same.
-    rich_markup_mode=None,
-)
+# Command -> the module that registers it. `main` imports only the module of the command it runs (a `diagnose`
+# never imports the providers, the repository tools or the trace viewers); help and unknown commands get all.
+_COMMANDS = {"ask": "ask", "config": "config", "diagnose": "diagnose", "fix": "fix", "approve": "fix",
+             "reject": "fix", "resume": "fix", "github": "github", "models": "models", "runs": "runs",
+             "trace": "runs"}
+app: typer.Typer  # every command; built on first use (see __getattr__)
 
 
 def _version(value: bool) -> None:
@@ -69,7 +65,6 @@ def _silence_stdout() -> None:
         pass
 
 
-@app.callback()
 def _root(
     ctx: typer.Context,
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for unexpected errors."),
@@ -80,8 +75,35 @@ def _root(
     _DEBUG[0] = load_root_settings(debug=debug or None).debug
 
 
-for _module in (ask, config, diagnose, fix, github, models, runs):
-    _module.register(app)
+def build_app(command: str | None = None) -> typer.Typer:
+    """The `repopilot` app with `command`'s module registered, or every module when it names none."""
+    built = typer.Typer(
+        name="repopilot",
+        help="Diagnose failing CI runs and propose fixes a human approves.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        # Help is plain text: with rich markup, help text such as `…/runs/RUN_ID[/job/JOB_ID]` was read as a
+        # closing tag (MarkupError), and flags were listed with a `<bool>` placeholder. Every sub-app says the same.
+        rich_markup_mode=None,
+    )
+    built.callback()(_root)
+    modules = [_COMMANDS[command]] if command in _COMMANDS else sorted(set(_COMMANDS.values()))
+    for name in modules:
+        importlib.import_module(f"{__package__}.{name}").register(built)
+    return built
+
+
+def _command(argv: list[str]) -> str | None:
+    # The root options are flags, so the first word that is not an option names the command.
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -104,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     forget_settings()
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
-        app(args=argv, prog_name="repopilot")
+        args = sys.argv[1:] if argv is None else argv
+        build_app(_command(args))(args=args, prog_name="repopilot")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if code == _TYPER_INTERRUPTED:

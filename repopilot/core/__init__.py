@@ -3,53 +3,83 @@
 Standard library and pydantic only: importing this package must not import an HTTP client or a provider SDK.
 """
 
-from .approval import ApprovalRequired, Decision, EndRun, Proposal, decision_message, diff_sha256
-from .budgets import DEFAULT_MAX_STEPS, Budgets, BudgetTracker
-from .errors import (
-    ApprovalError,
-    ConfigError,
-    DeadlineExceeded,
-    GitHubAPIError,
-    InputError,
-    ProviderError,
-    RepoPilotError,
-    RunError,
-    SandboxError,
-    UsageError,
-    UserError,
-)
-from .loop import Agent, RunResult, dump_messages, load_messages
-from .messages import (
-    AssistantMessage,
-    Message,
-    ModelResponse,
-    SystemMessage,
-    ToolCall,
-    ToolResultMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from .model import Model, TextCallback
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
+
+# `redact` is both a submodule and a function: importing the submodule (as trace.py does) would bind the package
+# attribute to the module, so the function is bound here, at once (the module is the standard library only).
 from .redact import REDACTED, Redactor, active_redactor, install_redactor, redact, redact_text, using_redactor
-from .tools import Tool, ToolContext, ToolOutcome, ToolRegistry, tool
-from .trace import (
-    RunTrace,
-    Step,
-    TraceListener,
-    TraceRecorder,
-    list_traces,
-    load_trace,
-    new_run_id,
-    read_trace,
-    run_lock,
-    runs_dir,
-    trace_path,
-    use_runs_dir,
-)
+
+if TYPE_CHECKING:
+    from .approval import ApprovalRequired, Decision, EndRun, Proposal, decision_message, diff_sha256
+    from .budgets import DEFAULT_MAX_STEPS, Budgets, BudgetTracker
+    from .errors import (
+        ApprovalError,
+        ConfigError,
+        DeadlineExceeded,
+        GitHubAPIError,
+        InputError,
+        ProviderError,
+        RepoPilotError,
+        RunError,
+        SandboxError,
+        UsageError,
+        UserError,
+    )
+    from .loop import MAX_TOOL_CALLS_PER_TURN, Agent, RunResult, dump_messages, load_messages
+    from .messages import (
+        AssistantMessage,
+        Message,
+        ModelResponse,
+        SystemMessage,
+        ToolCall,
+        ToolResultMessage,
+        ToolSpec,
+        Usage,
+        UserMessage,
+    )
+    from .model import Model, TextCallback
+    from .tools import Tool, ToolContext, ToolOutcome, ToolRegistry, tool
+    from .trace import (
+        RunTrace,
+        Step,
+        TraceListener,
+        TraceRecorder,
+        list_traces,
+        load_trace,
+        new_run_id,
+        read_trace,
+        run_lock,
+        runs_dir,
+        trace_path,
+        use_runs_dir,
+    )
+
+# Each name is imported from its module the first time it is used.
+__getattr__ = lazy_exports(__name__, {
+    "approval": ("ApprovalRequired", "Decision", "EndRun", "Proposal", "decision_message", "diff_sha256"),
+    "budgets": ("DEFAULT_MAX_STEPS", "Budgets", "BudgetTracker"),
+    "errors": (
+        "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
+        "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
+    ),
+    "loop": ("MAX_TOOL_CALLS_PER_TURN", "Agent", "RunResult", "dump_messages", "load_messages"),
+    "messages": (
+        "AssistantMessage", "Message", "ModelResponse", "SystemMessage", "ToolCall", "ToolResultMessage", "ToolSpec",
+        "Usage", "UserMessage"
+    ),
+    "model": ("Model", "TextCallback"),
+    "tools": ("Tool", "ToolContext", "ToolOutcome", "ToolRegistry", "tool"),
+    "trace": (
+        "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "new_run_id", "read_trace",
+        "run_lock", "runs_dir", "trace_path", "use_runs_dir"
+    ),
+})
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
+    "MAX_TOOL_CALLS_PER_TURN",
     "REDACTED",
     "Agent",
     "ApprovalError",

@@ -20,7 +20,7 @@ from ..core import (
 )
 from ..core.messages import Message
 from .base import HttpModel, WireRequest, split_system
-from .http_client import HttpClient, retry_policy_from_env, timeout_from_env
+from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
 from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicModel", "anthropic_model"]
@@ -216,5 +216,6 @@ def anthropic_model(model: str, environ: Mapping[str, str]) -> AnthropicModel:
     base = (environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
     http = HttpClient("anthropic", base, {"x-api-key": key, "anthropic-version": API_VERSION},
                       retry=retry_policy_from_env(environ), timeout=timeout_from_env(environ),
+                      **reply_bounds_from_env(environ),
                       key_var="ANTHROPIC_API_KEY")
     return AnthropicModel(model, http)

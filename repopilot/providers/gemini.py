@@ -21,7 +21,7 @@ from ..core import (
 )
 from ..core.messages import Message
 from .base import HttpModel, WireRequest, split_system
-from .http_client import HttpClient, retry_policy_from_env, timeout_from_env
+from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
 from .wire import fields_for, is_synthetic_id, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_BASE_URL", "GeminiModel", "gemini_model", "gemini_schema"]
@@ -194,5 +194,6 @@ def gemini_model(model: str, environ: Mapping[str, str]) -> GeminiModel:
         raise ConfigError("GEMINI_API_KEY is not set: export your Gemini API key")
     base = (environ.get("GEMINI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
     http = HttpClient("gemini", base, {"x-goog-api-key": key}, retry=retry_policy_from_env(environ),
-                      timeout=timeout_from_env(environ), key_var="GEMINI_API_KEY")
+                      timeout=timeout_from_env(environ),
+                      **reply_bounds_from_env(environ), key_var="GEMINI_API_KEY")
     return GeminiModel(model, http)

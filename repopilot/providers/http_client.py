@@ -37,6 +37,7 @@ __all__ = [
     "MAX_REPLY_SECONDS",
     "HttpClient",
     "RetryPolicy",
+    "reply_bounds_from_env",
     "retry_policy_from_env",
     "safe_url",
     "timeout_from_env",
@@ -61,6 +62,24 @@ def retry_policy_from_env(environ: Mapping[str, str]) -> RetryPolicy:
     if not raw.isdigit():
         raise ConfigError(f"REPOPILOT_MAX_RETRIES={raw!r} is not a whole number of retries")
     return RetryPolicy(max_retries=int(raw))
+
+
+def reply_bounds_from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    """`max_reply_bytes` / `max_reply_seconds` from `REPOPILOT_MAX_REPLY_BYTES` / `_SECONDS` when set."""
+    bounds: dict[str, Any] = {}
+    for name, key, kind in (("REPOPILOT_MAX_REPLY_BYTES", "max_reply_bytes", int),
+                            ("REPOPILOT_MAX_REPLY_SECONDS", "max_reply_seconds", float)):
+        raw = environ.get(name, "").strip()
+        if not raw:
+            continue
+        try:
+            value = kind(raw)
+        except ValueError:
+            value = 0
+        if not 0 < value < float("inf"):
+            raise ConfigError(f"{name}={raw[:40]!r} is not a positive number")
+        bounds[key] = value
+    return bounds
 
 
 class _TimeUp(Exception):

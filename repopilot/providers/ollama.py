@@ -20,7 +20,7 @@ from ..core import (
 )
 from ..core.messages import Message
 from .base import HttpModel, WireRequest
-from .http_client import HttpClient, retry_policy_from_env, timeout_from_env
+from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
 from .wire import fields_for, iter_ndjson, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_HOST", "OllamaModel", "ollama_model"]
@@ -108,5 +108,6 @@ def ollama_model(model: str, environ: Mapping[str, str]) -> OllamaModel:
     if "://" not in host:
         # OLLAMA_HOST is often written as host:port, as the ollama CLI accepts it.
         host = "http://" + (host if ":" in host else host + ":11434")
-    http = HttpClient("ollama", host, {}, retry=retry_policy_from_env(environ), timeout=timeout_from_env(environ))
+    http = HttpClient("ollama", host, {}, retry=retry_policy_from_env(environ), timeout=timeout_from_env(environ),
+                      **reply_bounds_from_env(environ))
     return OllamaModel(model, http)

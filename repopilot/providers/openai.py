@@ -22,7 +22,7 @@ from ..core import (
 )
 from ..core.messages import Message
 from .base import HttpModel, WireRequest
-from .http_client import HttpClient, retry_policy_from_env, timeout_from_env
+from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
 from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIModel", "openai_model"]
@@ -157,5 +157,6 @@ def openai_model(model: str, environ: Mapping[str, str]) -> OpenAIModel:
                           "to an OpenAI-compatible server)")
     headers = {"authorization": f"Bearer {key}"} if key else {}
     http = HttpClient("openai", base, headers, retry=retry_policy_from_env(environ),
-                      timeout=timeout_from_env(environ), key_var="OPENAI_API_KEY")
+                      timeout=timeout_from_env(environ),
+                      **reply_bounds_from_env(environ), key_var="OPENAI_API_KEY")
     return OpenAIModel(model, http)

@@ -10,7 +10,8 @@ from ..core import ConfigError, Model
 __all__ = ["PROVIDERS", "ProviderInfo", "provider_variables", "register", "resolve_model", "split_spec"]
 
 # Variables every HTTP adapter reads (see http_client), besides its own endpoint and key.
-_COMMON_VARIABLES = ("REPOPILOT_MAX_RETRIES", "REPOPILOT_HTTP_TIMEOUT")
+_COMMON_VARIABLES = ("REPOPILOT_MAX_RETRIES", "REPOPILOT_HTTP_TIMEOUT", "REPOPILOT_MAX_REPLY_BYTES",
+                     "REPOPILOT_MAX_REPLY_SECONDS")
 
 HOWTO = ("set REPOPILOT_MODEL=provider:model, e.g. openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest, "
          "gemini:gemini-2.0-flash, ollama:llama3.2 (or scripted:demo for an offline demo)")

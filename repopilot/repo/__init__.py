@@ -3,7 +3,7 @@
 from .fixer import FIX_SYSTEM_PROMPT, fix_tools
 from .gitrun import GitFailed, GitTimeout, run_git
 from .sandbox import Sandbox, check_ref, open_repo
-from .tools import repo_tools
+from .tools import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS, repo_tools
 
-__all__ = ["FIX_SYSTEM_PROMPT", "GitFailed", "GitTimeout", "Sandbox", "check_ref", "fix_tools", "open_repo",
-           "repo_tools", "run_git"]
+__all__ = ["FIX_SYSTEM_PROMPT", "MAX_LINE_BYTES", "MAX_RESULT_BYTES", "TOOL_SECONDS", "GitFailed", "GitTimeout",
+           "Sandbox", "check_ref", "fix_tools", "open_repo", "repo_tools", "run_git"]

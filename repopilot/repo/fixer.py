@@ -4,6 +4,7 @@ built from the diagnosis, is the application layer's (`app.fix_seed`): this pack
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..core import Tool
 from .propose import propose_fix_tool
@@ -22,6 +23,6 @@ You are given a diagnosis of the failure: its category, the causal log lines and
    explain what a person should do instead.
 You cannot run code or tests. A person reviews your diff; nothing is applied without their approval."""
 
-def fix_tools(root: Path) -> list[Tool]:
-    """The tools of the fix agent, bound to the repository at `root`."""
-    return [*repo_tools(root), propose_fix_tool(root)]
+def fix_tools(root: Path, **bounds: Any) -> list[Tool]:
+    """The tools of the fix agent, bound to the repository at `root` (`bounds` as `repo_tools` takes them)."""
+    return [*repo_tools(root, **bounds), propose_fix_tool(root)]

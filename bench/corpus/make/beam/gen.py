@@ -319,3 +319,12 @@ def mix_deps_not_fetched(name: str, shape: str) -> None:
     ex_project(c, **{"mix.exs": MIX.replace("defp deps, do: []", 'defp deps, do: [{:jason, "~> 1.4"}]')})
     ex_case(c, name, "mix test", lambda o: find(o, r"Could not find Hex, which is needed to build dependency", r"Could not find an SCM for dependency :jason", limit=1),
             "dependency", tool="mix", compile_first=False)
+
+
+@case("elixir")
+def exunit_timeout(name: str, shape: str) -> None:
+    c = Case("elixir", name, shape, "cart")
+    ex_project(c, **{"test/cart/promo_test.exs": PROMO_TEST_EXS.replace('  test "half" do\n',
+                                                                         '  @tag timeout: 200\n  test "half" do\n    Process.sleep(1_000)\n')})
+    ex_case(c, name, "mix test", lambda o: find(o, r"^\s+\d+\) test half", r"\*\* \(ExUnit\.TimeoutError\)", r"^\s+test/cart/promo_test\.exs:\d+", limit=1),
+            "test", tool="exunit")

@@ -973,3 +973,73 @@ def automake_make_check(name: str, shape: str) -> None:
     c.step("Test", "make check -j2 || { cat test-suite.log; exit 1; }",
            causal=lambda o: find(o, r"^FAIL: test_\w+", r"^FAIL test_\w+ \(exit status", r"^expected 6, got", limit=1), context=lambda o: find(o, r"^# FAIL: ", limit=1))
     c.write(tool="automake", category="test", made_by=f"{version('automake --version')}, {MAKE} on make/cpp/gen.py:{name}, run here")
+
+
+TSAN_TEST = """
+#include <pthread.h>
+#include <stdio.h>
+#include "calc.h"
+
+static stack_t_ shared = { {0}, 0 };
+
+static void *pusher(void *arg) {
+    for (int i = 0; i < 8; i++) stack_push(&shared, (double)i);
+    return arg;
+}
+
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, pusher, NULL);
+    pthread_create(&b, NULL, pusher, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    printf("pushed %zu values\\n", shared.len);
+    return 0;
+}
+"""
+
+
+@case(ECO)
+def tsan_data_race(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "calc")
+    c_project(c, **{"tests/tsan_test.c": TSAN_TEST})
+    toolchain(c)
+    c.step("Build", "make CC=gcc\ngcc -g -O1 -fsanitize=thread -Iinclude -o tsan_test tests/tsan_test.c src/util.c -lpthread")
+    c.step("Test (TSan)", "./tsan_test", env={"TSAN_OPTIONS": "halt_on_error=1"},
+           causal=lambda o: find(o, r"WARNING: ThreadSanitizer: data race", r"#\d+ stack_push .*src/util\.c:\d+", r"^SUMMARY: ThreadSanitizer", limit=2))
+    c.write(tool="tsan", category="test", made_by=f"{GCC} -fsanitize=thread on make/cpp/gen.py:{name}, run here")
+
+
+LEAK_TEST = """
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include "calc.h"
+
+static char *label(double v) {
+    char *out = malloc(32);
+    snprintf(out, 32, "value=%g", v);
+    return out;
+}
+
+int main(void) {
+    int err = 0;
+    for (int i = 0; i < 3; i++) {
+        char *l = label(eval_rpn("2 3 *", &err));
+        if (i < 2) free(l); else puts(l);
+    }
+    return 0;
+}
+"""
+
+
+@case(ECO)
+def lsan_leak(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "calc")
+    c_project(c, **{"tests/leak_test.c": LEAK_TEST})
+    toolchain(c)
+    c.step("Build", "make CC=gcc\ngcc -g -fsanitize=address -Iinclude -o leak_test tests/leak_test.c src/eval.c src/parse.c src/util.c")
+    c.step("Test (ASan)", "./leak_test", env={"ASAN_OPTIONS": "detect_leaks=1"},
+           causal=lambda o: find(o, r"ERROR: LeakSanitizer: detected memory leaks", r"^Direct leak of", r"#\d+ .* in (label|main) .*tests/leak_test\.c",
+                                 r"^SUMMARY: AddressSanitizer", limit=2))
+    c.write(tool="lsan", category="test", made_by=f"{GCC} -fsanitize=address (LeakSanitizer) on make/cpp/gen.py:{name}, run here")

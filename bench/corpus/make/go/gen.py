@@ -594,3 +594,12 @@ def test_out_of_memory(name: str, shape: str) -> None:
            causal=lambda o: find(o, r"^fatal error: (runtime: )?out of memory", r"^runtime: out of memory", limit=1)
            + find(o, r"ledger/ledger\.go:\d+", r"ledger/big_test\.go:\d+", limit=1))
     c.write(tool="go test", category="infrastructure", made_by=made(name, ", under ulimit -v 1500000 (the runner's memory limit)"))
+
+
+@case(ECO)
+def build_constraints_exclude(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "ledger")
+    project(c, **{"money/money.go": "//go:build darwin\n\n" + MONEY.lstrip("\n")})
+    setup(c)
+    c.step("Build", "go build ./...", env=ENV, causal=lambda o: find(o, r"build constraints exclude all Go files in", limit=2))
+    c.write(tool="go build", category="build", made_by=made(name))

@@ -175,3 +175,13 @@ def hunit_exception(name: str, shape: str) -> None:
                                                        "where pad n = if n < 10 then '0' : show n else take 2 (show (head (filter (> 99) [n])))"),
                   "test/Spec.hs": SPEC.replace('money 305 ~?= "3.05"', 'money 1234 ~?= "12.34"')})
     run(c, name, lambda o: find(o, r"### Error in:", r"Prelude\.head: empty list", limit=2), cmd=TEST, category="test", tool="hunit")
+
+
+@case(ECO)
+def hunit_non_exhaustive(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "shop")
+    project(c, **{"src/Shop/Pricing.hs": PRICING.replace("discount s\n  | s > 10000 = s `div` 10\n  | otherwise = 0",
+                                                         "discount s\n  | s > 10000 = s `div` 10\n  | s > 0 = 0")})
+    c.files({"test/Spec.hs": SPEC.replace('"no discount below 100" ~: discount 9000 ~?= 0', '"no discount at zero" ~: discount 0 ~?= 0')})
+    run(c, name, lambda o: find(o, r"### Error in:", r"Non-exhaustive guards in function discount|Non-exhaustive", limit=1)
+        + find(o, r"src/Shop/Pricing\.hs:\(?\d+", limit=1), cmd=TEST, category="test", tool="hunit")

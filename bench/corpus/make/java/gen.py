@@ -769,3 +769,12 @@ def reactor_module_fails(name: str, shape: str) -> None:
     setup(c)
     mvn(c, "verify", lambda o: compile_errors(o) + find(o, r"^\[INFO\] invoice-cli \.+ FAILURE", limit=1), ntp=True)
     c.write(tool="maven-compiler-plugin", category="build", made_by=made(name, ", a two-module reactor"))
+
+
+@case(ECO)
+def surefire_no_tests_matched(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "invoice")
+    project(c)
+    setup(c)
+    mvn(c, "verify -Dtest=InvoiceIT", lambda o: find(o, r"No tests were executed!|No tests matching pattern", limit=1), ntp=True)
+    c.write(tool="maven-surefire-plugin", category="config", made_by=made(name))

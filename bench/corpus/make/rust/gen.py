@@ -662,3 +662,13 @@ fn large_ledger() {
     c.step("Test", "ulimit -v 1500000; cargo test --workspace --locked", show="cargo test --workspace --locked", env=OFFLINE,
            causal=lambda o: find(o, r"memory allocation of \d+ bytes failed", r"SIGABRT", limit=1))
     c.write(tool="cargo test", category="infrastructure", made_by=made(name, ", under ulimit -v 1500000 (the runner's memory limit)"))
+
+
+@case(ECO)
+def no_fail_fast_two_binaries(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "stock")
+    project(c, **{"crates/stock/src/ledger.rs": LEDGER.replace("self.moves.iter().map(|m| if let Move::Out(_, q) = m { *q } else { 0 }).sum()",
+                                                              "self.moves.iter().map(|m| if let Move::In(_, q) = m { *q } else { 0 }).sum()"),
+                  "crates/stock/tests/flows.rs": IT_TEST.replace('("-3", -3)', '("-3", -3), (" 4", 4)')})
+    test_step(c, name, panics, cmd="cargo test --workspace --locked --no-fail-fast",
+              context=lambda o: find(o, r"^error: \d+ targets failed:", r"^\s+`-p stock --(lib|test flows)`"))

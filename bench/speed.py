@@ -1,0 +1,262 @@
+"""Diagnosis speed and memory on logs made of real content, against `grep -Eic` and a raw hyperscan scan.
+
+    python bench/speed.py [CIDIFF_DIR] [--sizes 1,10,50,100,500] [--mix-size 50] [--runs 5] [--mixes LIST]
+
+Logs (made once under bench/out/speed/, never committed): real logs concatenated up to each size, then a real
+build error at the end (a bundled Maven compile error, or the mix's own kind). The content comes from the
+CiDiff logs when CIDIFF_DIR is given (failing and passing runs; Jenkins and GitHub Actions; Maven, Gradle, Go),
+the project's own real logs (examples/, tests/ci/rule_logs/) and the labelled corpus under bench/corpus/cases/
+when it is there. Mixes:
+- `real`: everything, ANSI colour as captured, at every --sizes size (the headline);
+- `real-noansi`: the same without escape sequences; `maven`, `gradle`, `pytest`, `jest`, `go`: only logs of
+  that tool (a mix with no logs is left out and said so); these at --mix-size;
+- `generated`: bench/throughput.py's generated GitHub-style log, as a second line at --mix-size.
+
+For each log, --runs paired runs (in each run every contender once, in turn, the file in the page cache):
+- `grep`: `grep -Eic 'error|fail|fatal|exception|panic:|killed|timed out|denied'` (the scanner's keywords);
+- `hs`: one hyperscan scan of the file, 1 MB at a time, with the scanner's compiled database and a callback
+  that does nothing (a child process; database load excluded): the floor of any hyperscan-based tool;
+- `inproc`: `diagnose_input()` in a child process (scanner built beforehand): scan, diagnosis, excerpt;
+- `whole`: `repopilot diagnose FILE --format json --no-llm` as a user runs it (process start, imports, trace
+  write, JSON out), with its peak RSS (wait4).
+The table shows medians (seconds) and the median of the per-run ratios whole/grep and inproc/grep. Then one
+stage profile per log (in process, the last run): cleaning (ANSI), engine scan, line counting, flagged-line
+work, late hits, diagnosis, locator (when the diagnosis has one), excerpt, trace write. Everything also goes to
+bench/out/speed.json. The machine this runs on is shared: compare ratios from one run, not seconds across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out" / "speed"
+sys.path.insert(0, str(ROOT))
+
+from repopilot.ci.lines import ANSI_BYTES  # noqa: E402
+from repopilot.ci.scanner import KEYWORDS  # noqa: E402
+
+_MB = 1024 * 1024
+_TOOLS = {
+    "maven": re.compile(rb"\[INFO\] (?:BUILD|Building|---)|maven", re.IGNORECASE),
+    "gradle": re.compile(rb"^> Task :|BUILD FAILED in |gradle", re.MULTILINE),
+    "pytest": re.compile(rb"=+ (?:FAILURES|short test summary info|test session starts) =+"),
+    "jest": re.compile(rb"^\s*(?:PASS|FAIL) .*\.(?:test|spec)\.[jt]sx?|Test Suites: ", re.MULTILINE),
+    "go": re.compile(rb"^(?:--- FAIL: |ok  \t|FAIL\t|go: downloading )", re.MULTILINE),
+}
+# A real build error the log ends with, per mix (bundled real logs).
+_ENDINGS = {"go": "examples/go-build-error.log", "pytest": "tests/ci/rule_logs/pytest.log",
+            "jest": "tests/ci/rule_logs/jest.log"}
+_DEFAULT_ENDING = "examples/maven-compile-error.log"
+
+_HS_CHILD = r"""
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from repopilot.ci.engine import default_scanner
+eng = default_scanner().engine
+db, scratch = eng._db, eng._scratch
+def nothing(*args): pass
+with open(sys.argv[1], "rb") as fh:
+    t0 = time.perf_counter()
+    while block := fh.read(1 << 20):
+        db.scan(block, match_event_handler=nothing, scratch=scratch)
+print(time.perf_counter() - t0)
+"""
+
+_INPROC_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[2])
+sys.path.insert(0, sys.argv[2] + "/bench")
+import speed_stages
+from repopilot.ci.engine import default_scanner, diagnose_input
+from repopilot.ci.sources import open_sources
+sc = default_scanner()
+stages = speed_stages.install(sc) if sys.argv[3] == "profile" else None
+[log] = open_sources(sys.argv[1])
+t0 = time.perf_counter()
+result = diagnose_input(log, scanner=sc)
+dt = time.perf_counter() - t0
+if stages is not None:
+    speed_stages.finish(stages, dt, result)
+print(json.dumps({"seconds": dt, "stages": stages}))
+"""
+
+
+def _sources(cidiff: Path | None) -> list[Path]:
+    files: list[Path] = []
+    if cidiff is not None:
+        index = cidiff / "index.tsv"
+        if not index.is_file():
+            sys.exit(f"{cidiff}: no index.tsv (expected the CiDiff data set)")
+        for row in index.read_text().splitlines()[1:]:
+            case = cidiff / row.split("\t")[0]
+            files += [p for p in (case / "fail.log", case / "pass.log") if p.is_file()]
+    files += sorted((ROOT / "examples").glob("*.log")) + sorted((ROOT / "tests" / "ci" / "rule_logs").glob("*.log"))
+    files += sorted((ROOT / "bench" / "corpus" / "cases").glob("*/*/fail.log"))
+    return files
+
+
+def _mixes(files: list[Path]) -> dict[str, list[Path]]:
+    mixes: dict[str, list[Path]] = {"real": files, "real-noansi": files}
+    heads = {p: p.read_bytes()[: 4 * _MB] for p in files}
+    for tool, rx in _TOOLS.items():
+        mixes[tool] = [p for p in files if rx.search(heads[p])]
+    return mixes
+
+
+def _make_log(name: str, files: list[Path], mb: int) -> Path:
+    """The concatenation of `files` (in turn, again and again) up to `mb` MB, then a real build error."""
+    ending = ROOT / _ENDINGS.get(name, _DEFAULT_ENDING)
+    key = json.dumps([name, mb, [str(p) for p in files], str(ending), 2])
+    path = OUT / f"{name}-{mb}mb.log"
+    stamp = path.with_suffix(".key")
+    if path.exists() and stamp.exists() and stamp.read_text() == key:
+        return path
+    OUT.mkdir(parents=True, exist_ok=True)
+    strip = name.endswith("noansi")
+    tmp = path.with_suffix(".tmp")
+    size = 0
+    with tmp.open("wb") as out:
+        while size < mb * _MB:
+            for p in files:
+                data = p.read_bytes()
+                if strip:
+                    data = ANSI_BYTES.sub(b"", data)
+                if not data.endswith(b"\n"):
+                    data += b"\n"
+                data = data[: mb * _MB - size] if size + len(data) > mb * _MB else data
+                out.write(data)
+                size += len(data)
+                if size >= mb * _MB:
+                    break
+        if not data.endswith(b"\n"):
+            out.write(b"\n")
+        out.write(ending.read_bytes())
+    tmp.replace(path)
+    stamp.write_text(key)
+    return path
+
+
+def _warm(path: Path) -> None:
+    with path.open("rb") as fh:
+        while fh.read(16 * _MB):
+            pass
+
+
+def _grep(path: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(["grep", "-Eic", KEYWORDS, str(path)], stdout=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - t0
+
+
+def _child(code: str, *args: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+def _whole(path: Path, runs_dir: str) -> tuple[float, float, dict[str, object]]:
+    """Seconds, peak RSS (MB) and the report of one `repopilot diagnose` process."""
+    exe = shutil.which("repopilot", path=str(Path(sys.executable).parent)) or "repopilot"
+    env = {**os.environ, "REPOPILOT_RUNS_DIR": runs_dir}
+    env.pop("REPOPILOT_MODEL", None)
+    with tempfile.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([exe, "diagnose", str(path), "--format", "json", "--no-llm"], stdout=out,
+                                stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        dt = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            sys.exit(f"repopilot diagnose {path} exited {proc.returncode}")
+        out.seek(0)
+        report = json.loads(out.read())
+    return dt, usage.ru_maxrss / 1024, report[0] if isinstance(report, list) else report
+
+
+def _measure(path: Path, runs: int) -> dict[str, object]:
+    _warm(path)
+    rows: dict[str, list[float]] = {"grep": [], "hs": [], "inproc": [], "whole": [], "rss": []}
+    stages: dict[str, float] = {}
+    report: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as runs_dir:
+        for i in range(runs):
+            rows["grep"].append(_grep(path))
+            rows["hs"].append(float(_child(_HS_CHILD, str(path), str(ROOT))))
+            last = i == runs - 1
+            got = json.loads(_child(_INPROC_CHILD, str(path), str(ROOT), "profile" if last else "plain"))
+            rows["inproc"].append(got["seconds"])
+            if last:
+                stages = got["stages"]
+            dt, rss, report = _whole(path, runs_dir)
+            rows["whole"].append(dt)
+            rows["rss"].append(rss)
+    med = {k: statistics.median(v) for k, v in rows.items()}
+    ratio = {k: statistics.median(a / g for a, g in zip(rows[k], rows["grep"], strict=True) if g)
+             for k in ("hs", "inproc", "whole")}
+    return {"median": med, "ratio": ratio, "runs": rows, "stages": stages,
+            "lines": report.get("lines"), "category": report.get("category"),
+            "top_rule": (report.get("failures") or [{}])[0].get("rule")}  # type: ignore[union-attr]
+
+
+def _print_row(name: str, mb: int, r: dict[str, object]) -> None:
+    med, ratio = r["median"], r["ratio"]
+    assert isinstance(med, dict) and isinstance(ratio, dict)
+    print(f"{name:<12} {mb:>4} MB | grep {med['grep']:6.3f} | hs {med['hs']:6.3f} ({ratio['hs']:4.1f}x) | "
+          f"in-process {med['inproc']:6.3f} ({ratio['inproc']:4.1f}x) | whole {med['whole']:6.3f} "
+          f"({ratio['whole']:4.1f}x) | peak RSS {med['rss']:5.0f} MB | {r['category']} {r['top_rule']}",
+          flush=True)
+
+
+def _print_stages(stages: dict[str, float]) -> None:
+    total = sum(stages.values()) or 1.0
+    print("    stages: " + ", ".join(f"{k} {v:.3f}s ({100 * v / total:.0f}%)" for k, v in stages.items()),
+          flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cidiff", nargs="?", type=Path, help="the CiDiff data set (index.tsv and case folders)")
+    ap.add_argument("--sizes", default="1,10,50,100,500", help="sizes of the `real` log, MB")
+    ap.add_argument("--mix-size", type=int, default=50, help="size of the other mixes' logs, MB (0: none)")
+    ap.add_argument("--mixes", default="real-noansi,maven,gradle,pytest,jest,go,generated")
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args(argv)
+    files = _sources(args.cidiff)
+    mixes = _mixes(files)
+    plan = [("real", int(s)) for s in args.sizes.split(",") if s]
+    if args.mix_size:
+        plan += [(m, args.mix_size) for m in args.mixes.split(",") if m]
+    print(f"{len(files)} real logs ({sum(p.stat().st_size for p in files) / _MB:.1f} MB); "
+          f"{args.runs} paired runs; medians, ratios to grep -Eic in the same runs", flush=True)
+    results = []
+    for name, mb in plan:
+        if name == "generated":
+            from throughput import generate  # bench/throughput.py
+
+            path = ROOT / "bench" / "out" / f"gh-{mb}mb.log"
+            generate(path, mb)
+        elif not mixes.get(name):
+            print(f"{name:<12} {mb:>4} MB | no logs of this kind among the sources: left out", flush=True)
+            continue
+        else:
+            path = _make_log(name, mixes[name], mb)
+        r = _measure(path, args.runs)
+        _print_row(name, mb, r)
+        _print_stages(r["stages"])  # type: ignore[arg-type]
+        results.append({"mix": name, "mb": mb, "bytes": path.stat().st_size, **r})
+    (ROOT / "bench" / "out" / "speed.json").write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

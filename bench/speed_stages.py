@@ -1,0 +1,69 @@
+"""The stage profile of bench/speed.py: wraps the diagnosis's own steps with timers in a bench child process
+(nothing here runs in the product). Stages are per call of a per-chunk or per-log step, so the timers cost
+microseconds per MB; `other` is what no stage holds (reading the file, the loop)."""
+
+from __future__ import annotations
+
+import importlib
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from repopilot.ci import engine, scanner
+
+
+def _timed(stages: dict[str, float], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            stages[name] += time.perf_counter() - t0
+
+    return wrapper
+
+
+def install(sc: scanner.Scanner) -> dict[str, float]:
+    names = ["cleaning (ANSI)", "engine scan", "line counting", "flagged lines", "late hits", "diagnosis",
+             "locator", "excerpt", "trace write"]
+    stages = dict.fromkeys(names, 0.0)
+    scanner.strip_ansi_bytes = _timed(stages, "cleaning (ANSI)", scanner.strip_ansi_bytes)  # type: ignore[assignment]
+    sc.engine.scan = _timed(stages, "engine scan", sc.engine.scan)  # type: ignore[method-assign]
+    scanner.Scanner._locate = staticmethod(_timed(stages, "line counting", scanner.Scanner._locate))  # type: ignore[method-assign]
+    scanner.Scanner._process = _timed(stages, "flagged lines", scanner.Scanner._process)  # type: ignore[method-assign]
+    state = scanner._State
+    state.finish = _timed(stages, "late hits", state.finish)  # type: ignore[method-assign]
+    engine.build_diagnosis = _timed(stages, "diagnosis", engine.build_diagnosis)  # type: ignore[attr-defined]
+    engine.build_excerpt = _timed(stages, "excerpt", engine.build_excerpt)  # type: ignore[attr-defined]
+    try:  # the rule-independent locator, once the diagnosis has one
+        locator = importlib.import_module("repopilot.ci.locator")
+    except ImportError:
+        locator = None
+    if locator is not None:
+        for fname in getattr(locator, "__all__", []):
+            fn = getattr(locator, fname)
+            if callable(fn) and not isinstance(fn, type):
+                setattr(locator, fname, _timed(stages, "locator", fn))
+                for mod in (engine, importlib.import_module("repopilot.ci.diagnosis")):
+                    if getattr(mod, fname, None) is fn:
+                        setattr(mod, fname, getattr(locator, fname))
+    return stages
+
+
+def finish(stages: dict[str, float], seconds: float, result: engine.Result) -> None:
+    """Adds the trace write (what `repopilot diagnose` records: a run, its decision step, the report) and
+    `other`: the in-process time no stage holds (reading the file, the loops). The locator, when the diagnosis
+    calls it, is also inside `diagnosis`."""
+    from repopilot.core import TraceRecorder
+
+    inside = sum(v for k, v in stages.items() if k not in ("trace write", "locator"))
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        rec = TraceRecorder.start("diagnose", "diagnose bench", directory=Path(tmp))
+        rec.step("decision", result="bench", detail={"decision": "rules"})
+        rec.trace.set_reports([result.report().contract()])
+        rec.finish("completed")
+        stages["trace write"] += time.perf_counter() - t0
+    stages["other"] = max(0.0, seconds - inside)

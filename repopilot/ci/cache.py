@@ -1,0 +1,50 @@
+"""Entries of the cache of what RepoPilot computes once per catalog version (the validated catalog, the compiled
+hyperscan database), in a directory the caller names (the settings' cache directory). Entries are named by a
+hash of everything that goes into them, so a stale one is never read; writes are atomic and best effort (a
+read-only or full disk only costs the next run the work again)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["cache_key", "read_entry", "write_entry"]
+
+
+def cache_key(*parts: bytes | str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()[:32]
+
+
+def read_entry(directory: Path, name: str) -> bytes | None:
+    """The entry's bytes, or None when there is none, or it is not a file this user alone can write (a shared
+    or planted file is not trusted: it is rebuilt)."""
+    try:
+        with (directory / name).open("rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None
+            return fh.read()
+    except OSError:
+        return None
+
+
+def write_entry(directory: Path, name: str, data: bytes) -> None:
+    tmp: str | None = None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, directory / name)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                Path(tmp).unlink()

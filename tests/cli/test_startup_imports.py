@@ -1,0 +1,53 @@
+"""`repopilot diagnose FILE` imports what it runs: no OTLP exporter, pygments, repository tools, escalation or
+other commands (each command's module is imported only when that command runs).
+
+Not yet: the settings (app/settings.py) import the providers package for the names of the variables adapters
+read, and with it the HTTP client; the providers' registry would have to declare those names without importing
+the adapters."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "go-build-error.log"
+FORBIDDEN = ("pygments", "opentelemetry", "repopilot.repo", "repopilot.cli.fix", "repopilot.cli.ask",
+             "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate")
+
+_CHILD = """
+import json, sys
+from repopilot.cli.main import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def _modules(tmp_path: Path, *args: str) -> list[str]:
+    env = {**os.environ, "REPOPILOT_RUNS_DIR": str(tmp_path / "runs"), "REPOPILOT_CACHE_DIR": str(tmp_path / "c")}
+    env.pop("REPOPILOT_MODEL", None)
+    proc = subprocess.run([sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, env=env,
+                          check=False, timeout=120)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert report["code"] == 0, proc.stderr
+    return report["modules"]
+
+
+def _loaded(modules: list[str], name: str) -> bool:
+    return any(m == name or m.startswith(name + ".") for m in modules)
+
+
+def test_diagnose_of_a_file_imports_no_exporter_pygments_or_other_command(tmp_path: Path) -> None:
+    modules = _modules(tmp_path, "diagnose", str(EXAMPLE), "--format", "json", "--no-llm")
+    assert "repopilot.ci.scanner" in modules  # it did diagnose
+    assert [m for m in FORBIDDEN if _loaded(modules, m)] == []
+
+
+def test_help_still_lists_every_command(tmp_path: Path) -> None:
+    env = {**os.environ, "REPOPILOT_RUNS_DIR": str(tmp_path / "runs")}
+    out = subprocess.run([sys.executable, "-m", "repopilot.cli.main", "--help"], capture_output=True, text=True,
+                         env=env, check=True, timeout=120).stdout
+    for command in ("ask", "diagnose", "fix", "approve", "reject", "resume", "github", "models", "runs", "trace"):
+        assert command in out
