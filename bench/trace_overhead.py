@@ -26,16 +26,35 @@ sys.path.insert(0, str(ROOT))
 
 from repopilot.core import (  # noqa: E402
     Agent,
+    AssistantMessage,
     Budgets,
+    ModelResponse,
     Redactor,
     SystemMessage,
+    ToolCall,
     ToolRegistry,
     TraceRecorder,
     UserMessage,
     tool,
 )
 from repopilot.core.loop import Agent as _Agent  # noqa: E402
-from repopilot.providers import ScriptedModel  # noqa: E402
+
+
+class _Model:
+    """One tool call per turn, then an answer; costs nothing itself (the scripted provider estimates tokens by
+    serialising the whole conversation, which would only slow the bench down)."""
+
+    provider, model, endpoint = "bench", "scripted", None
+
+    def __init__(self, steps: int) -> None:
+        self.steps, self.turn = steps, 0
+
+    def chat(self, messages: Any, tools: Any, **_: Any) -> ModelResponse:
+        self.turn += 1
+        if self.turn > self.steps:
+            return ModelResponse(message=AssistantMessage(content="done"))
+        call = ToolCall(id=f"c{self.turn}", name="read_log", arguments={"n": self.turn})
+        return ModelResponse(message=AssistantMessage(content="", tool_calls=[call]), finish_reason="tool_calls")
 
 
 def _corpus() -> str:
@@ -90,8 +109,6 @@ def one_run(steps: int, result_bytes: int, directory: Path) -> tuple[float, list
         start = (n * 997) % max(1, len(corpus) - result_bytes)
         return f"part {n}\n" + corpus[start: start + result_bytes]
 
-    replies: list[Any] = [{"tool_calls": [{"name": "read_log", "arguments": {"n": i}}]} for i in range(steps)]
-    replies.append("done")
     per_step: list[float] = []
     state = {"last": 0.0}
 
@@ -107,7 +124,7 @@ def one_run(steps: int, result_bytes: int, directory: Path) -> tuple[float, list
     rec = TraceRecorder.start("ask", "bench", directory=directory,
                               redactor=Redactor(["not-a-real-key-0123456789abcdef"]))
     rec.listeners.append(Ticker())
-    agent = Agent(ScriptedModel(replies), ToolRegistry([read_log]), rec, Budgets(max_steps=steps + 5))
+    agent = Agent(_Model(steps), ToolRegistry([read_log]), rec, Budgets(max_steps=steps + 5))  # type: ignore[arg-type]
     started = time.perf_counter()
     result = agent.run([SystemMessage(content="sys"), UserMessage(content="go")])
     wall = time.perf_counter() - started

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import typer
@@ -67,7 +68,7 @@ def ask(
     # model the same turns a second time.
     with run_lock(rec.trace.run_id), observed(rec, model, settings, reporting):
         try:
-            result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=goal)])
+            result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=redact_text(goal))])
         finally:
             if printer is not None:
                 printer.end_line()
@@ -83,21 +84,52 @@ def _shown(answer: str | None) -> str | None:
     return None if answer is None else redact_text(answer)
 
 
+_PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,100}-----")
+
+
 class _StreamPrinter:
-    """Writes streamed text to stdout and ends each model turn on its own line (a trace listener)."""
+    """Writes streamed text to stdout and ends each model turn on its own line (a trace listener).
+
+    A key can arrive split across fragments, where no fragment alone looks like one: text is held back until
+    whitespace at least `HOLD` characters before the end of what arrived, and each piece is redacted whole
+    before it is shown. A token without whitespace up to `HOLD` characters long is therefore never split, nor
+    is a PEM block (held from its BEGIN line to its END line, up to `HOLD_BLOCK` characters)."""
+
+    HOLD = 512
+    HOLD_BLOCK = 65_536
 
     def __init__(self) -> None:
         self.open_line = False
         self.turn_text = False
         self.answer_shown = False
+        self.pending = ""
 
     def write(self, fragment: str) -> None:
-        out.file.write(visible(fragment))  # a raw write: rich's printer (and its sanitiser) is bypassed
-        out.file.flush()
+        self.pending += fragment
         self.turn_text = True
-        self.open_line = not fragment.endswith("\n")
+        if len(self.pending) <= self.HOLD:
+            return
+        limit = len(self.pending) - self.HOLD
+        block = self.pending.rfind("-----BEGIN", 0, limit)
+        if block >= 0 and len(self.pending) < self.HOLD_BLOCK:
+            end = _PEM_END.search(self.pending, block)
+            if end is None or end.end() > limit:
+                limit = block  # the block is shown whole, once it ended, so it is redacted whole
+        cut = max(self.pending.rfind(c, 0, limit) for c in " \t\n")
+        if cut >= 0:
+            self._emit(self.pending[: cut + 1])
+            self.pending = self.pending[cut + 1:]
+
+    def _emit(self, text: str) -> None:
+        if not text:
+            return
+        out.file.write(visible(redact_text(text)))  # a raw write: rich's printer (and its sanitiser) is bypassed
+        out.file.flush()
+        self.open_line = not text.endswith("\n")
 
     def end_line(self) -> None:
+        self._emit(self.pending)
+        self.pending = ""
         if self.open_line:
             out.file.write("\n")
             out.file.flush()

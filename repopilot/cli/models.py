@@ -39,7 +39,8 @@ def model_rows(environ: Mapping[str, str]) -> tuple[dict[str, Any], list[dict[st
     for name, info in sorted(PROVIDERS.items()):
         endpoint = None
         if info.endpoint_var:
-            endpoint = safe_url(environ.get(info.endpoint_var) or info.default_endpoint or "") or None
+            # A key in the query string (`?api-key=…`) is masked like any other.
+            endpoint = redact_text(safe_url(environ.get(info.endpoint_var) or info.default_endpoint or "")) or None
         key = "not needed" if info.key_var is None else "set" if environ.get(info.key_var) else "not set"
         rows.append({"provider": name, "configured": configured["provider"] == name,
                      "endpoint": endpoint, "endpoint_var": info.endpoint_var,

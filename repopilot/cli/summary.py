@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core import RunTrace
+from ..core import RunTrace, redact_text
 from .console import err, shown
 
 __all__ = ["format_cost", "print_summary", "summary_lines"]
@@ -14,11 +14,16 @@ def format_cost(cost: float | None) -> str:
     return "unknown" if cost is None else f"${cost:.4f}"
 
 
+def _short(text: str) -> str:
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
 def summary_lines(trace: RunTrace, path: Path) -> list[tuple[str, str]]:
     t = trace.totals
     return [
         ("run", f"{trace.run_id} ({trace.command})"),
-        ("goal", trace.goal if len(trace.goal) <= 100 else trace.goal[:97] + "..."),
+        # Redacted before it is cut: a key typed into the question must not show, not even its first half.
+        ("goal", _short(redact_text(trace.goal))),
         ("status", trace.status),
         ("model", trace.model or "none"),
         ("steps", str(t.steps)),

@@ -91,6 +91,9 @@ class Redactor:
         # Long outputs seen lately: a tool result is redacted before it enters the conversation and reaches the
         # trace twice more (its step and its message); recognising our own output saves scanning it again.
         self._done: dict[str, None] = {}
+        # Credentials the rules found lately: redacted from then on wherever they appear, even without the
+        # context that made them recognisable (the token alone, echoed later in a log).
+        self._learned: dict[str, None] = {}
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], *, rules: SecretRules | None = None) -> Redactor:
@@ -111,7 +114,14 @@ class Redactor:
         for value in self.secrets:
             if value in text:
                 text = text.replace(value, REDACTED)
-        text = self.rules.redact(text, REDACTED)
+        for value in self._learned:
+            if value in text:
+                text = text.replace(value, REDACTED)
+        text, found = self.rules.redact(text, REDACTED)
+        for value in found:
+            self._learned[value] = None
+            if len(self._learned) > _REMEMBERED:
+                del self._learned[next(iter(self._learned))]
         if len(text) >= _REMEMBER_FROM:
             self._done[text] = None
             if len(self._done) > _REMEMBERED:

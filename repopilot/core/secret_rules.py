@@ -1,4 +1,5 @@
-"""The shapes of credentials.
+"""The shapes of credentials: gitleaks' default rules (vendored as `secret_rules.json`, MIT, see
+`secret_rules.LICENSE`; regenerate with `scripts/vendor_secret_rules.py`) plus the few forms it does not cover.
 
 Each rule names keywords; a rule's regex runs only on text that holds one of them (lower-cased substring search,
 as gitleaks does), so clean text costs a few hundred substring searches and no regex. A match is redacted only
@@ -8,21 +9,26 @@ rule's entropy floor and no allowlist (placeholders like `${{ secrets.X }}`, `tr
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from importlib import resources
 from typing import Any
 
 __all__ = ["SecretRule", "SecretRules", "default_rules", "shannon_entropy"]
 
+_DATA = "secret_rules.json"
 # gitleaks' generic rule spends most of its time on a lazy `[\w.-]{0,50}?` that only widens the match to the
 # variable name; searching from the keyword is equivalent for the secret group, and the allowlists that look at
 # the whole match are given the text before it (`_CONTEXT` characters).
 _LEADING_NAME = "(?i)[\\w.-]{0,50}?"
 _CONTEXT = 50
+# A found credential shorter than this is not searched for elsewhere (it could be an ordinary word).
+_MIN_FOUND = 8
 
 
 def shannon_entropy(text: str) -> float:
@@ -131,23 +137,7 @@ class SecretRules:
 
     def find(self, text: str) -> list[tuple[int, int]]:
         """The spans of `text` that hold a credential, sorted and merged."""
-        if len(text) < 8:
-            return []
-        low = text.lower()
-        present = self._keywords_in(low)
-        if self._always:
-            present.add("")
-        if not present:
-            return []
-        spans: list[tuple[int, int]] = []
-        done: set[int] = set()
-        for keyword in present:
-            for index in self._by_keyword.get(keyword, ()):
-                if index in done:
-                    continue
-                done.add(index)
-                spans.extend(self.rules[index].spans(text, low, self.free))
-        spans.sort()
+        spans = sorted(span for _, span in self.hits(text))
         merged: list[tuple[int, int]] = []
         for start, end in spans:
             if merged and start <= merged[-1][1]:
@@ -155,6 +145,24 @@ class SecretRules:
             else:
                 merged.append((start, end))
         return merged
+
+    def hits(self, text: str) -> Iterator[tuple[str, tuple[int, int]]]:
+        """Each rule that fired on `text`, with the span of the credential it found (for measuring)."""
+        if len(text) < 8:
+            return
+        low = text.lower()
+        present = self._keywords_in(low)
+        if self._always:
+            present.add("")
+        done: set[int] = set()
+        for keyword in present:
+            for index in self._by_keyword.get(keyword, ()):
+                if index in done:
+                    continue
+                done.add(index)
+                rule = self.rules[index]
+                for span in rule.spans(text, low, self.free):
+                    yield rule.id, span
 
     def _keywords_in(self, low: str) -> set[str]:
         # One pass finds the shortest keyword at each position; keywords that extend a found one are then
@@ -165,17 +173,24 @@ class SecretRules:
             found.update(k for k in self._longer.get(root, ()) if k in low)
         return found
 
-    def redact(self, text: str, mask: str) -> str:
+    def redact(self, text: str, mask: str) -> tuple[str, list[str]]:
+        """`text` with every credential replaced by `mask`, and the credentials found. A value found once is
+        replaced wherever else it occurs in the text too (`echo TOKEN | docker login … # password: TOKEN`)."""
         spans = self.find(text)
         if not spans:
-            return text
+            return text, []
+        found = sorted({text[a:b] for a, b in spans if b - a >= _MIN_FOUND}, key=len, reverse=True)
         parts, at = [], 0
         for start, end in spans:
             parts.append(text[at:start])
             parts.append(mask)
             at = end
         parts.append(text[at:])
-        return "".join(parts)
+        out = "".join(parts)
+        for value in found:
+            if value in out:
+                out = out.replace(value, mask)
+        return out, found
 
 
 # What gitleaks does not look for, or looks for only next to a keyword RepoPilot's traces rarely hold.
@@ -246,5 +261,9 @@ def _trie(words: Iterable[str]) -> str:
 
 @lru_cache(maxsize=1)
 def default_rules() -> SecretRules:
-    """RepoPilot's rules, compiled once per process."""
-    return SecretRules([_rule(r, ours=True) for r in _REPOPILOT_RULES])
+    """gitleaks' rules and RepoPilot's own, compiled once per process."""
+    data = json.loads(resources.files(__package__).joinpath(_DATA).read_text(encoding="utf-8"))
+    rules = [_rule(r, ours=True) for r in _REPOPILOT_RULES] + [_rule(r) for r in data["rules"]]
+    glob = data.get("allow", {})
+    return SecretRules(rules, _allow({"regexes": glob.get("regexes", []), "stopwords": glob.get("stopwords", [])}),
+                       data.get("source", {}))

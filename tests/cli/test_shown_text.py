@@ -136,8 +136,9 @@ def test_streamed_ask_output(monkeypatch: pytest.MonkeyPatch) -> None:
     printer = ask_cli._StreamPrinter()
     for fragment in ("before ", f"{ESC}[2", "K", f"{ESC}]52;c;eA=={chr(7)} after"):
         printer.write(fragment)
+    printer.end_line()  # the end of the model's turn (text is held back until then, or until whitespace)
     _clean(buffer.getvalue())
-    assert buffer.getvalue() == "before ␛[2K␛]52;c;eA==␇ after"
+    assert buffer.getvalue() == "before ␛[2K␛]52;c;eA==␇ after\n"
 
 
 def test_errors_that_echo_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
