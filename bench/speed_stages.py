@@ -4,7 +4,6 @@ microseconds per MB; `other` is what no stage holds (reading the file, the loop)
 
 from __future__ import annotations
 
-import importlib
 import tempfile
 import time
 from collections.abc import Callable
@@ -37,28 +36,20 @@ def install(sc: scanner.Scanner) -> dict[str, float]:
     state.finish = _timed(stages, "late hits", state.finish)  # type: ignore[method-assign]
     engine.build_diagnosis = _timed(stages, "diagnosis", engine.build_diagnosis)  # type: ignore[attr-defined]
     engine.build_excerpt = _timed(stages, "excerpt", engine.build_excerpt)  # type: ignore[attr-defined]
-    try:  # the rule-independent locator, once the diagnosis has one
-        locator = importlib.import_module("repopilot.ci.locator")
-    except ImportError:
-        locator = None
-    if locator is not None:
-        for fname in getattr(locator, "__all__", []):
-            fn = getattr(locator, fname)
-            if callable(fn) and not isinstance(fn, type):
-                setattr(locator, fname, _timed(stages, "locator", fn))
-                for mod in (engine, importlib.import_module("repopilot.ci.diagnosis")):
-                    if getattr(mod, fname, None) is fn:
-                        setattr(mod, fname, getattr(locator, fname))
+    # The rule-independent locator (ci/located.py, ci/locator.py) and the category verdict, when the engine has them.
+    for name, stage in (("apply_locator", "locator"), ("decide_category", "diagnosis")):
+        fn = getattr(engine, name, None)
+        if callable(fn):
+            setattr(engine, name, _timed(stages, stage, fn))
     return stages
 
 
 def finish(stages: dict[str, float], seconds: float, result: engine.Result) -> None:
     """Adds the trace write (what `repopilot diagnose` records: a run, its decision step, the report) and
-    `other`: the in-process time no stage holds (reading the file, the loops). The locator, when the diagnosis
-    calls it, is also inside `diagnosis`."""
+    `other`: the in-process time no stage holds (reading the file, the loops)."""
     from repopilot.core import TraceRecorder
 
-    inside = sum(v for k, v in stages.items() if k not in ("trace write", "locator"))
+    inside = sum(v for k, v in stages.items() if k != "trace write")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         rec = TraceRecorder.start("diagnose", "diagnose bench", directory=Path(tmp))

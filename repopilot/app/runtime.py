@@ -41,10 +41,11 @@ def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
 
 
 def tool_bounds(settings: Settings) -> dict[str, Any]:
-    """The bounds of the repository tools (`repo_tools`/`fix_tools` keywords): time per call, bytes per result
-    and per line."""
-    return {"tool_seconds": settings.tool_seconds, "max_result_bytes": settings.max_tool_result_bytes,
-            "max_line_bytes": settings.max_line_bytes}
+    """The bounds of the repository tools that are set (`repo_tools`/`fix_tools` keywords): time per call, bytes
+    per result and per line; the tools' defaults apply to the others."""
+    bounds = {"tool_seconds": settings.tool_seconds, "max_result_bytes": settings.max_tool_result_bytes,
+              "max_line_bytes": settings.max_line_bytes}
+    return {k: v for k, v in bounds.items() if v is not None}
 
 
 def github_access(settings: Settings) -> GitHubAccess:

@@ -21,7 +21,6 @@ from ..ci import MAX_STDIN_BYTES
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
 from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError
 from ..providers import provider_variables
-from ..repo import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS
 from ..telemetry import capture_content_from_env
 
 __all__ = ["CONFIG_KEYS", "Settings", "load_settings", "user_config_path"]
@@ -73,9 +72,10 @@ class Settings:
     github_api_url: str | None = None
     github_server_url: str = DEFAULT_GITHUB_SERVER
     debug: bool = False
-    tool_seconds: float = TOOL_SECONDS
-    max_tool_result_bytes: int = MAX_RESULT_BYTES
-    max_line_bytes: int = MAX_LINE_BYTES
+    # None: the repository tools' own defaults (repo/tools.py), so reading settings never imports that layer.
+    tool_seconds: float | None = None
+    max_tool_result_bytes: int | None = None
+    max_line_bytes: int | None = None
     max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN
     max_stdin_bytes: int = MAX_STDIN_BYTES
     # Read from the environment only, never shown by `repopilot config`.

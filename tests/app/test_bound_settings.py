@@ -15,15 +15,18 @@ from repopilot.cli.main import main
 from repopilot.core import ConfigError, read_trace
 from repopilot.providers import resolve_model
 from repopilot.providers.http_client import reply_bounds_from_env
+from repopilot.repo import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS
 
 
 def test_defaults_and_environment(tmp_path: Path) -> None:
     default = load_settings({}, cwd=tmp_path)
-    assert tool_bounds(default) == {"tool_seconds": 30.0, "max_result_bytes": 200_000, "max_line_bytes": 2_000}
+    assert tool_bounds(default) == {}  # the tools' own defaults
+    assert (TOOL_SECONDS, MAX_RESULT_BYTES, MAX_LINE_BYTES) == (30.0, 200_000, 2_000)
     assert default.max_tool_calls_per_turn == 16 and default.max_stdin_bytes == 1 << 30
     env = load_settings({"REPOPILOT_TOOL_SECONDS": "2.5", "REPOPILOT_MAX_TOOL_RESULT_BYTES": "5000",
                          "REPOPILOT_MAX_TOOL_CALLS_PER_TURN": "3"}, cwd=tmp_path)
-    assert env.tool_seconds == 2.5 and env.max_tool_result_bytes == 5000 and env.max_tool_calls_per_turn == 3
+    assert tool_bounds(env) == {"tool_seconds": 2.5, "max_result_bytes": 5000}
+    assert env.max_tool_calls_per_turn == 3
     assert env.origins["tool_seconds"] == "env REPOPILOT_TOOL_SECONDS"
 
 
