@@ -121,12 +121,12 @@ _EXIT_CODE = re.compile(r"\bexit (?:code|status) (?P<code>\d+)")
 
 # Words of the causal lines: (category, strength of one line, of several, pattern).
 _CUES = (
-    ("test", 0.3, 0.45, r"\bassert\w*|\bexpected\b.*\b(?:got|but|to|received|actual)\b|\bAssertionError\b|"
+    ("test", 0.3, 0.5, r"\bassert\w*|\bexpected\b.*\b(?:got|but|to|received|actual)\b|\bAssertionError\b|"
      r"\bnot ok \d|\b(?:test|spec|example)s? (?:failed|failure)|\bFAIL(?:ED)?\b|\bTests? failed\b|"
      r"\b\d+ (?:failed|failing)\b|\b(?:REQUIRE|CHECK|EXPECT|ASSERT)\w*\s*\(|Assertion .* failed|Sanitizer|"
      r"runtime error|Invalid (?:read|write) of size|definitely lost|\bexpected:? .* (?:but was|got|actual)|"
      r"unhandled exception|panicked at|check failed"),
-    ("build", 0.3, 0.45, r"undefined reference|cannot find symbol|\bcompil(?:e|ation|er)\b|syntax error|\blinker\b|"
+    ("build", 0.3, 0.5, r"undefined reference|cannot find symbol|\bcompil(?:e|ation|er)\b|syntax error|\blinker\b|"
      r"ld returned|collect2|No rule to make target|error\[E\d+\]|cannot find -l|"
      r"[\w./-]+\.[A-Za-z]\w{0,5}(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) (?:fatal )?(?:Error|error)\b|"
      r"\b(?:undeclared|undefined) (?:identifier|symbol|variable|name)|identifier not found|type mismatch|"
@@ -134,7 +134,7 @@ _CUES = (
     ("typecheck", 0.4, 0.4, r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|"
      r"Argument of type|\[(?:arg-type|return-value|assignment|attr-defined|union-attr|call-arg|type-var|misc)\]|"
      r"\btype (?:error|mismatch)\b|\breportGeneralTypeIssues\b|\breport\w+Issue"),
-    ("lint", 0.3, 0.45, r"would reformat|would be reformatted|reformatted|not (?:properly )?formatted|"
+    ("lint", 0.3, 0.5, r"would reformat|would be reformatted|reformatted|not (?:properly )?formatted|"
      r"\bformatting\b|\blint\w*\b|\bcheckstyle\b|\bviolations?\b|code style|trailing whitespace|"
      r"line too long|imported but unused|unused (?:import|variable)|misspell\w*|license header|"
      r"[\w./-]+:\d+:\d+:? \[?[A-Z]{1,4}\d{2,4}\]?\b|\bSC\d{4}\b|^diff --git|^--- a/|^\+\+\+ b/"),
@@ -307,7 +307,7 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
     summary = next((texts[n] for n in sorted(texts, reverse=True) if n <= end and end - n <= 40
                     and _TEST_SUMMARY.search(texts[n])), None)
     if summary is not None:
-        out.append(Evidence("test", 0.45, "lines", f"a test runner's count: {summary.strip()[:80]}"))
+        out.append(Evidence("test", 0.6, "lines", f"a test runner's count: {summary.strip()[:80]}"))
     return out
 
 
