@@ -14,7 +14,7 @@ ALLOWED = {
     "core": set(),
     **{layer: {"core"} for layer in DOMAIN},
     "app": {"core", *DOMAIN},
-    "cli": {"core", "app", *DOMAIN},
+    "cli": {"core", "app"},  # the CLI reaches the domain only through the application layer
 }
 ROOT = Path(repopilot.__file__).parent
 

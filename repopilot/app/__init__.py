@@ -3,13 +3,26 @@ The CLI is one client; a webhook or a Python caller is another (see docs/archite
 
 from typing import TYPE_CHECKING
 
-from ..ci import DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
+from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
+from ..ci.render import Renderer, split_lines
 from ..ci.report import ReportLine
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .asking import ask
     from .diagnosing import diagnose, open_logs
+    from .fix_runs import (
+        ApprovalOutcome,
+        FixOutcome,
+        RejectOutcome,
+        approve_run,
+        load_proposal,
+        reject_run,
+        resume_run,
+        start_fix,
+        who_am_i,
+    )
     from .fix_seed import describe_diagnosis, seed_messages
     from .github_report import (
         COMMENT_MARKER,
@@ -20,17 +33,34 @@ if TYPE_CHECKING:
         report_github_run,
         resolve_run_url,
     )
+    from .history import (
+        budget_usage,
+        export_run,
+        format_duration,
+        run_span_ms,
+        shorten,
+        step_outcome,
+        step_subject,
+        timeline,
+    )
+    from .models_info import models_in
     from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
     from .settings import Settings, load_settings
 
-# Each name is imported from its module the first time it is used.
+# Each name is imported from its module the first time it is used (start-up stays fast).
 __getattr__ = lazy_exports(__name__, {
+    "asking": ("ask",),
     "diagnosing": ("diagnose", "open_logs"),
+    "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
+                 "resume_run", "start_fix", "who_am_i"),
     "fix_seed": ("describe_diagnosis", "seed_messages"),
     "github_report": (
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
+    "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
+                "step_subject", "timeline"),
+    "models_info": ("models_in",),
     "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
                 "tool_bounds"),
     "settings": ("Settings", "load_settings"),
@@ -39,29 +69,51 @@ __getattr__ = lazy_exports(__name__, {
 __all__ = [
     "COMMENT_MARKER",
     "DEFAULT_TOKEN_BUDGET",
+    "RENDERERS",
+    "ApprovalOutcome",
     "CommentOutcome",
     "DiagnosisReport",
+    "FixOutcome",
     "GitHubRunReport",
     "LogInput",
     "Observer",
+    "RejectOutcome",
+    "Renderer",
     "ReportFailure",
     "ReportLine",
     "Settings",
     "apply_settings",
+    "approve_run",
+    "ask",
+    "budget_usage",
     "comment_on_pull_request",
     "describe_diagnosis",
     "diagnose",
+    "export_run",
+    "format_duration",
     "github_access",
     "github_logs",
+    "load_proposal",
     "load_settings",
     "model_for",
+    "models_in",
     "observed",
     "open_logs",
     "parse_run_url",
     "read_report",
+    "reject_run",
     "report_github_run",
     "resolve_run_url",
+    "resume_run",
+    "run_span_ms",
     "scanner_for",
     "seed_messages",
+    "shorten",
+    "split_lines",
+    "start_fix",
+    "step_outcome",
+    "step_subject",
+    "timeline",
     "tool_bounds",
+    "who_am_i",
 ]

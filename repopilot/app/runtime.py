@@ -10,7 +10,7 @@ from typing import Any
 from ..ci.engine import default_scanner
 from ..ci.github_api import GitHubAccess
 from ..ci.scanner import Scanner
-from ..core import Model, TraceRecorder, use_runs_dir
+from ..core import Model, TraceRecorder, install_redactor, use_runs_dir
 from ..telemetry import attach_live_exporters
 from .settings import Settings
 
@@ -22,8 +22,11 @@ Observer = Callable[[TraceRecorder, Model | None], AbstractContextManager[None]]
 
 
 def apply_settings(settings: Settings) -> None:
-    """Process-wide settings the layers below use as their defaults: where runs are recorded."""
+    """Process-wide settings the layers below use as their defaults: where runs are recorded, and the secrets
+    that redaction hides."""
     use_runs_dir(settings.runs_dir)
+    if settings.redactor is not None:
+        install_redactor(settings.redactor)
 
 
 def model_for(settings: Settings, *, required: bool = True) -> Model | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..ci import MAX_STDIN_BYTES
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
-from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError
+from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Redactor, active_redactor
 from ..providers import provider_variables
 from ..telemetry import capture_content_from_env
 
@@ -89,6 +89,8 @@ class Settings:
     # Where each setting came from: "default", "flag --x", "env VAR", "config PATH".
     origins: Mapping[str, str] = field(default_factory=dict)
     xdg_cache_home: str | None = None
+    # The secrets every output must hide (the secret-looking variables' values), for the core's redaction.
+    redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def with_flags(self, **flags: Any) -> Settings:
         """These settings with command-line flags applied (None means the flag was not given)."""
@@ -213,5 +215,6 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
         otel_env={k: v for k, v in environ.items() if k.startswith(_OTEL_PREFIX)},
         origins=origins,
         xdg_cache_home=environ.get("XDG_CACHE_HOME") or None,
+        redactor=Redactor.from_environ(environ, rules=active_redactor().rules),
     )
     return settings.with_flags(**flags)

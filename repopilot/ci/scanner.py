@@ -502,6 +502,9 @@ class _State:
         prev = self.open_blocks.get(rule.id)
         if prev is not None and prev.first <= n <= prev.last:
             return  # a line of the block this rule already holds
+        if self.counts.get(rule.id, 0) >= _EAGER:  # flagged with a rule under its cap, won by one past it
+            self._enqueue(n, idxs, [rule.id], window)
+            return
         self.counts[rule.id] = self.counts.get(rule.id, 0) + 1
         if rule.category != "infrastructure":  # the diagnosis discounts no infrastructure failure
             self.classes.check(n, window)
@@ -512,16 +515,18 @@ class _State:
         counts = self.counts
         if not idxs or any(counts.get(rules[i].id, 0) < _EAGER for i in idxs):
             return False
+        self._enqueue(n, idxs, [rules[i].id for i in idxs], window)
+        return True
+
+    def _enqueue(self, n: int, idxs: list[int], rule_ids: list[str], window: Window) -> None:
         item = _Late(n, idxs, window.chunk_of(n), in_script=self.in_group and self.group_is_run)
-        for i in idxs:
-            rid = rules[i].id
+        for rid in rule_ids:
             queue = self.late.get(rid)
             if queue is None:
                 queue = self.late[rid] = deque(maxlen=2 * _LATE)  # room for lines the check will reject
             if len(queue) == queue.maxlen:
                 self.res.capped[rid] = self.res.capped.get(rid, 0) + 1
             queue.append(item)
-        return True
 
     def release(self, chunk: Chunk, rules: tuple[Rule, ...], window: Window) -> None:
         """`chunk` is about to leave memory: check the late candidates on it and keep the bytes around them."""

@@ -8,33 +8,14 @@ from pathlib import Path
 
 import typer
 
-from ..app import model_for, observed, tool_bounds
-from ..core import (
-    DEFAULT_MAX_STEPS,
-    Agent,
-    Budgets,
-    InputError,
-    RunTrace,
-    Step,
-    SystemMessage,
-    ToolRegistry,
-    TraceRecorder,
-    UserMessage,
-    redact_text,
-    run_lock,
-)
+from ..app import ask as run_ask
+from ..core import DEFAULT_MAX_STEPS, RunTrace, Step, redact_text
 from ..core.sanitize import json_visible, visible
-from ..repo import open_repo, repo_tools
 from .console import out, stdout_is_terminal
 from .context import settings_from
 from .session import reporting
 
-__all__ = ["ASK_SYSTEM_PROMPT", "register"]
-
-ASK_SYSTEM_PROMPT = """You are RepoPilot, answering questions about a git repository.
-You can only read: use the tools to look at files, search code and inspect git history before answering.
-Cite the files (and lines) your answer rests on. If the tools do not show something, say so; never guess.
-Answer concisely once you have enough evidence."""
+__all__ = ["register"]
 
 
 def ask(
@@ -49,29 +30,16 @@ def ask(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of text."),
 ) -> None:
     """Answer a question about a local git repository; every step is traced."""
-    if not goal.strip():
-        raise InputError("the goal is empty: say what you want to know")
     settings = settings_from(max_steps=max_steps)
-    model = model_for(settings)
-    assert model is not None  # required: model_for raised ConfigError otherwise
-    root = open_repo(repo)
-    rec = TraceRecorder.start("ask", goal, repo=str(root))
-    budgets = Budgets(max_steps=settings.max_steps, max_tokens=max_tokens, max_seconds=max_seconds, max_cost=max_cost)
     # On a terminal the answer is shown as it arrives; a pipe or --json gets it whole, once, at the end.
     printer = _StreamPrinter() if stdout_is_terminal() and not as_json else None
-    if printer is not None:
-        rec.listeners.append(printer)
-    agent = Agent(model, ToolRegistry(repo_tools(root, **tool_bounds(settings))), rec, budgets,
-                  on_text=printer.write if printer is not None else None,
-                  max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
-    # Held while the run is live, so a `resume` of it from another terminal is refused instead of asking the
-    # model the same turns a second time.
-    with run_lock(rec.trace.run_id), observed(rec, model, settings, reporting):
-        try:
-            result = agent.run([SystemMessage(content=ASK_SYSTEM_PROMPT), UserMessage(content=redact_text(goal))])
-        finally:
-            if printer is not None:
-                printer.end_line()
+    try:
+        result = run_ask(goal, settings, repo=repo, max_tokens=max_tokens, max_seconds=max_seconds,
+                         max_cost=max_cost, observer=reporting, listener=printer,
+                         on_text=printer.write if printer is not None else None)
+    finally:
+        if printer is not None:
+            printer.end_line()
     if as_json:
         typer.echo(json_visible(json.dumps({"run_id": result.run_id, "status": result.status,
                                             "answer": _shown(result.answer), "trace": str(result.trace_path)})))

@@ -9,65 +9,32 @@ the current branch are never touched and nothing is pushed.
 
 from __future__ import annotations
 
-import getpass
-import os
 import shlex
 import sys
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from pathlib import Path
 
 import typer
 
-from ..app import Settings, github_access, model_for, observed, scanner_for, seed_messages, tool_bounds
-from ..ci import DiagnosisReport, diagnose_source
-from ..core import (
-    DEFAULT_MAX_STEPS,
-    Agent,
-    ApprovalError,
-    Budgets,
-    Model,
-    Proposal,
-    RepoPilotError,
-    RunError,
-    RunTrace,
-    ToolRegistry,
-    TraceRecorder,
-    UsageError,
-    load_trace,
-    redact_text,
-    run_lock,
+from ..app import (
+    ApprovalOutcome,
+    DiagnosisReport,
+    FixOutcome,
+    RejectOutcome,
+    approve_run,
+    load_proposal,
+    reject_run,
+    resume_run,
+    start_fix,
+    who_am_i,
 )
-from ..core.trace import now_iso
-from ..repo import fix_tools, open_repo, repo_tools
-from ..repo.apply import apply_fix
-from ..repo.propose import APPLIED_BRANCH
+from ..core import DEFAULT_MAX_STEPS, Proposal, RunError, UsageError, load_trace, redact_text
 from .console import diff_view, err, out
 from .context import settings_from
 from .render import render_text
 from .session import reporting
 
-__all__ = ["approve_run", "register", "reject_run"]
-
-_FIX_ARGS = "fix_args"
-_RESUMABLE = ("running", "interrupted", "failed", "approved", "rejected")
-
-
-def _run_lock(run_id: str) -> AbstractContextManager[None]:
-    return run_lock(run_id)
-
-
-def _model(settings: Settings) -> Model:
-    model = model_for(settings)
-    assert model is not None  # required: model_for raised ConfigError otherwise
-    return model
-
-
-def _who() -> str:
-    try:
-        return os.environ.get("USER") or getpass.getuser()
-    except Exception:  # getpass raises when no user name can be found at all
-        return "unknown"
+__all__ = ["register"]
 
 
 def _stdin_is_terminal() -> bool:
@@ -100,115 +67,36 @@ def _approve_command(run_id: str, root: Path | str | None, sha256: str) -> str:
     return f"repopilot approve {run_id}{repo} --sha256 {sha256}"
 
 
-# -- approval -----------------------------------------------------------------------------------------------
-
-def _load_proposal(trace: RunTrace) -> Proposal:
-    """The recorded proposal, refused when missing, unparseable or inconsistent with the rest of the trace."""
-    if trace.proposal is None:
-        raise ApprovalError(f"run {trace.run_id} has no proposal to decide on (status {trace.status})")
-    try:
-        proposal = Proposal.model_validate(trace.proposal)
-    except ValueError:
-        raise ApprovalError(f"the proposal recorded in run {trace.run_id} is unparseable; refusing it") from None
-    if not proposal.intact():
-        raise ApprovalError(f"the proposal in run {trace.run_id} was altered: its diff no longer matches the "
-                            "recorded sha256; refusing it")
-    # The sha256 was also written with the tool's result and the tool state, in other steps of the same file.
-    results = [s for s in trace.steps if s.type == "tool_result" and s.tool_call_id == proposal.tool_call_id]
-    keyed = (trace.extra.get("proposals") or {}).get(proposal.tool_call_id or "") or {}
-    if not results or proposal.sha256 not in str(results[-1].result) or keyed.get("sha256") != proposal.sha256:
-        raise ApprovalError(f"the proposal in run {trace.run_id} does not match the step that recorded it "
-                            "(altered trace); refusing it")
-    return proposal
+def _say_approved(done: ApprovalOutcome, run_id: str) -> None:
+    p = done.proposal
+    if done.applied is None:
+        out.print(f"Run {run_id} is already approved: branch {p.branch} (commit {(p.commit or '')[:12]}). "
+                  "Nothing to do.", markup=False)
+        return
+    a = done.applied
+    out.print(f"Approved by {p.decided_by}: applied as commit {a.commit[:12]} on branch [bold]{a.branch}[/bold] "
+              f"(from {a.base[:12]}). Your working tree, index and current branch are untouched; nothing was "
+              "pushed.")
 
 
-def approve_run(run_id: str, *, repo: Path | None = None, sha256: str | None = None,
-                who: str | None = None, onto_current: bool = False) -> Proposal:
-    """Apply the recorded proposal of `run_id` on branch `repopilot/<run_id>` and record the approval."""
-    with _run_lock(run_id):
-        return _approve(run_id, repo=repo, sha256=sha256, who=who, onto_current=onto_current)
-
-
-def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | None,
-             onto_current: bool = False) -> Proposal:
-    rec = TraceRecorder.resume(run_id)
-    t = rec.trace
-    proposal = _load_proposal(t)
-    if sha256 is not None and sha256.strip().lower() != proposal.sha256:
-        raise ApprovalError(f"sha256 mismatch: you approved {sha256.strip()} but run {run_id} holds "
-                            f"{proposal.sha256}; nothing was applied")
-    if proposal.decision == "approved":
-        if t.status != "approved":  # killed between recording the approval and marking the run
-            rec.finish("approved")
-        out.print(f"Run {run_id} is already approved: branch {proposal.branch} (commit {(proposal.commit or '')[:12]})."
-                  " Nothing to do.", markup=False)
-        return proposal
-    if proposal.decision == "rejected":
-        raise ApprovalError(f"run {run_id} was rejected; nothing to approve (`repopilot resume {run_id}` asks the "
-                            "model for another proposal)")
-    if t.status not in ("awaiting_approval", "running", "interrupted"):
-        raise ApprovalError(f"run {run_id} is not awaiting approval (status {t.status})")
-    root = open_repo(repo or t.repo or ".")
-    who = who or _who()
-    applied = apply_fix(root, proposal.diff, run_id=run_id, sha256=proposal.sha256,
-                        explanation=proposal.explanation, who=who, base=proposal.base,
-                        base_branch=proposal.base_branch, onto_current=onto_current)
-    proposal = proposal.model_copy(update={"decision": "approved", "decided_by": who, "decided_at": now_iso(),
-                                           "branch": applied.branch, "commit": applied.commit})
-    t.proposal = proposal.model_dump(mode="json")
-    t.extra[APPLIED_BRANCH] = applied.branch
-    rec.step("approval", result="approved", detail={
-        "decision": "approved", "who": who, "when": proposal.decided_at, "sha256": proposal.sha256,
-        "tool_call_id": proposal.tool_call_id, "branch": applied.branch, "commit": applied.commit,
-        "base": applied.base, "files": applied.files, "branch_existed": applied.already})
-    rec.finish("approved")
-    out.print(f"Approved by {who}: applied as commit {applied.commit[:12]} on branch [bold]{applied.branch}[/bold] "
-              f"(from {applied.base[:12]}). Your working tree, index and current branch are untouched; nothing "
-              "was pushed.")
-    return proposal
-
-
-def reject_run(run_id: str, *, reason: str | None = None, who: str | None = None) -> Proposal:
-    """Record that the proposal of `run_id` was rejected; nothing is applied."""
-    with _run_lock(run_id):
-        return _reject(run_id, reason=reason, who=who)
-
-
-def _reject(run_id: str, *, reason: str | None, who: str | None) -> Proposal:
-    rec = TraceRecorder.resume(run_id)
-    t = rec.trace
-    if t.proposal is None:
-        raise ApprovalError(f"run {run_id} has no proposal to reject (status {t.status})")
-    try:
-        proposal = Proposal.model_validate(t.proposal)
-    except ValueError:
-        raise ApprovalError(f"the proposal recorded in run {run_id} is unparseable") from None
-    if proposal.decision == "rejected":
+def _say_rejected(done: RejectOutcome, run_id: str) -> None:
+    if done.already:
         out.print(f"Run {run_id} is already rejected. Nothing to do.", markup=False)
-        return proposal
-    if proposal.decision == "approved":
-        raise ApprovalError(f"run {run_id} was already approved and applied on branch {proposal.branch}; "
-                            "delete that branch to undo it")
-    who = who or _who()
-    proposal = proposal.model_copy(update={"decision": "rejected", "decided_by": who, "decided_at": now_iso(),
-                                           "reason": reason})
-    t.proposal = proposal.model_dump(mode="json")
-    rec.step("approval", result="rejected", detail={
-        "decision": "rejected", "who": who, "when": proposal.decided_at, "sha256": proposal.sha256,
-        "tool_call_id": proposal.tool_call_id, "reason": reason})
-    rec.finish("rejected")
-    out.print(f"Rejected by {who}; nothing was applied.", markup=False)
-    return proposal
+    else:
+        out.print(f"Rejected by {done.proposal.decided_by}; nothing was applied.", markup=False)
 
 
-def _conclude(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
+# -- the approval gate ----------------------------------------------------------------------------------------
+
+def _conclude(done: FixOutcome, *, yes: bool) -> None:
     """After the agent stopped: the approval gate, or the answer, or a clear failure."""
-    t = rec.trace
+    t, root = done.trace, done.root
     if t.status == "awaiting_approval":
-        proposal = _load_proposal(t)
+        proposal = load_proposal(t)
         _show_proposal(proposal)
         if yes:
-            approve_run(t.run_id, repo=root, sha256=proposal.sha256, who=f"{_who()} (--yes)")
+            _say_approved(approve_run(t.run_id, repo=root, sha256=proposal.sha256, who=f"{who_am_i()} (--yes)"),
+                          t.run_id)
             return
         if _stdin_is_terminal():
             try:
@@ -217,10 +105,10 @@ def _conclude(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
             except typer.Abort:  # Ctrl-C or end of input at the prompt: no answer is not a yes
                 ok = None
             if ok:
-                approve_run(t.run_id, repo=root, sha256=proposal.sha256)
+                _say_approved(approve_run(t.run_id, repo=root, sha256=proposal.sha256), t.run_id)
                 return
             if ok is False:
-                reject_run(t.run_id, reason="declined at the prompt")
+                _say_rejected(reject_run(t.run_id, reason="declined at the prompt"), t.run_id)
                 return
         err.print(f"Awaiting approval; nothing was applied. Run id: {t.run_id}", markup=False)
         err.print("To apply it:  " + _approve_command(t.run_id, root, proposal.sha256), markup=False)
@@ -233,7 +121,7 @@ def _conclude(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
         out.print(f"No fix was proposed (status {t.status}).", markup=False)
 
 
-# -- commands -----------------------------------------------------------------------------------------------
+# -- commands -------------------------------------------------------------------------------------------------
 
 def fix(
     source: str = typer.Argument(..., help="The failing CI log: a file, - for stdin, a run-logs .zip or a run URL."),
@@ -248,38 +136,9 @@ def fix(
 ) -> None:
     """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
     settings = settings_from(max_steps=max_steps)
-    max_steps = settings.max_steps
-    model = _model(settings)
-    root = open_repo(repo)
-    rec = TraceRecorder.start("fix", f"fix the CI failure in {source}", repo=str(root))
-    # What `resume` needs to redo the diagnosis if the process dies before the agent's first step is saved.
-    rec.trace.extra[_FIX_ARGS] = {"source": source, "baseline": baseline, "no_llm_diagnosis": no_llm_diagnosis,
-                                  "max_steps": max_steps}
-    rec.save()
-    with _run_lock(rec.trace.run_id):
-        _fix(rec, root, source, baseline=baseline, model=model, no_llm_diagnosis=no_llm_diagnosis,
-             max_steps=max_steps, yes=yes)
-
-
-def _fix(rec: TraceRecorder, root: Path, source: str, *, baseline: str | None, model: Model,
-         no_llm_diagnosis: bool, max_steps: int, yes: bool) -> None:
-    try:
-        settings = settings_from()
-        reports = diagnose_source(source, baseline=baseline, model=None if no_llm_diagnosis else model,
-                                  token_budget=settings.token_budget, scanner=scanner_for(settings),
-                                  github=github_access(settings),
-                                  recorder=rec)
-    except (RepoPilotError, KeyboardInterrupt):
-        rec.finish("failed")  # no conversation yet: nothing to resume, `fix` is simply run again
-        raise
-    rec.trace.set_reports([r.contract() for r in reports])
-    rec.save()
-    _show_diagnosis(reports)
-    agent = Agent(model, ToolRegistry(fix_tools(root, **tool_bounds(settings))), rec, Budgets(max_steps=max_steps),
-                  max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
-    with observed(rec, model, settings_from(), reporting):
-        agent.run(seed_messages(reports))
-    _conclude(rec, root, yes=yes)
+    done = start_fix(source, settings, repo=repo, baseline=baseline, no_llm_diagnosis=no_llm_diagnosis,
+                     observer=reporting, on_diagnosis=_show_diagnosis)
+    _conclude(done, yes=yes)
 
 
 def approve(
@@ -294,14 +153,14 @@ def approve(
     """Apply a run's proposed diff as one commit on a new branch repopilot/RUN_ID."""
     if sha256 is None:
         sha256 = _sha256_from_person(run_id)
-    approve_run(run_id, repo=repo, sha256=sha256, onto_current=onto_current)
+    _say_approved(approve_run(run_id, repo=repo, sha256=sha256, onto_current=onto_current), run_id)
 
 
 def _sha256_from_person(run_id: str) -> str | None:
     """Without --sha256 the person must see the diff being approved: the trace file could have been rewritten
     consistently (diff and sha256 together) since `fix` showed it. On a terminal: show it and ask (default No);
     otherwise refuse. None when the run is already decided (approve_run says so; nothing is applied)."""
-    proposal = _load_proposal(load_trace(run_id))
+    proposal = load_proposal(load_trace(run_id))
     if proposal.decision is not None:
         return None
     if not _stdin_is_terminal():
@@ -323,7 +182,7 @@ def reject(
     reason: str | None = typer.Option(None, "--reason", help="Why; the model reads it if the run is resumed."),
 ) -> None:
     """Reject a run's proposed diff; nothing is applied."""
-    reject_run(run_id, reason=reason)
+    _say_rejected(reject_run(run_id, reason=reason), run_id)
 
 
 def resume(
@@ -332,49 +191,11 @@ def resume(
     yes: bool = typer.Option(False, "--yes", help="Approve a new proposal without asking."),
 ) -> None:
     """Continue a run from its trace: answered model turns and recorded tool results are not repeated."""
-    with _run_lock(run_id):
-        _resume(run_id, repo=repo, yes=yes)
-
-
-def _resume(run_id: str, *, repo: Path | None, yes: bool) -> None:
-    rec = TraceRecorder.resume(run_id)
-    t = rec.trace
-    if t.command not in ("fix", "ask"):
-        raise UsageError(f"run {run_id} is a {t.command} run; only ask and fix runs can be resumed")
-    if t.status != "awaiting_approval" and not t.status.startswith(_RESUMABLE):
-        raise UsageError(f"run {run_id} already finished (status {t.status}); nothing to resume")
-    root = open_repo(repo or t.repo or ".")
-    if not t.messages:
-        _rediagnose(rec, root, yes=yes)
-        return
-    decided = bool(t.proposal and t.proposal.get("decision"))
-    if t.status != "awaiting_approval" or decided:
-        settings = settings_from()
-        model = _model(settings)
-        bounds = tool_bounds(settings)
-        tools = fix_tools(root, **bounds) if t.command == "fix" else repo_tools(root, **bounds)
-        agent = Agent(model, ToolRegistry(tools), rec, max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
-        with observed(rec, model, settings_from(), reporting):
-            agent.resume()
-    if t.command == "fix":
-        _conclude(rec, root, yes=yes)
+    done = resume_run(run_id, settings_from(), repo=repo, observer=reporting, on_diagnosis=_show_diagnosis)
+    if done.trace.command == "fix":
+        _conclude(done, yes=yes)
     else:
-        out.print(redact_text(t.answer or f"(no answer; status {t.status})"), markup=False)
-
-
-def _rediagnose(rec: TraceRecorder, root: Path, *, yes: bool) -> None:
-    """A fix run that died during its diagnosis starts again from the diagnosis (it is deterministic when no
-    model is asked); there is no conversation yet to resume."""
-    t = rec.trace
-    args = t.extra.get(_FIX_ARGS)
-    if t.command != "fix" or not isinstance(args, dict) or args.get("source") in (None, "-"):
-        raise UsageError(f"run {t.run_id} stopped before its agent started (status {t.status}); run the command "
-                         "again")
-    rec.step("decision", result="rediagnose", detail={"decision": "resume_from_diagnosis", "status": t.status})
-    t.status, t.finished_at = "running", None
-    _fix(rec, root, str(args["source"]), baseline=args.get("baseline"), model=_model(settings_from()),
-         no_llm_diagnosis=bool(args.get("no_llm_diagnosis")),
-         max_steps=int(args.get("max_steps") or DEFAULT_MAX_STEPS), yes=yes)
+        out.print(redact_text(done.trace.answer or f"(no answer; status {done.trace.status})"), markup=False)
 
 
 def register(app: typer.Typer) -> None:

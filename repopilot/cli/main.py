@@ -119,7 +119,8 @@ def exit_code_for(exc: BaseException) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every outcome into an exit code with one clear line on stderr."""
     _tolerate_undecodable_text()
-    # The secrets every output must hide, read once here at the edge (core never reads the environment).
+    # The secrets every output must hide, read once here at the edge (core never reads the environment), before
+    # anything can fail; the settings read in the root callback install the same set (app.apply_settings).
     install_redactor(Redactor.from_environ(os.environ))
     # REPOPILOT_DEBUG counts even when the settings cannot be read (a broken config file is what one debugs).
     _DEBUG[0] = bool(os.environ.get("REPOPILOT_DEBUG"))

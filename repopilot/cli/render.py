@@ -10,8 +10,7 @@ from functools import partial
 
 from rich.console import Console
 
-from ..ci import RENDERERS, DiagnosisReport
-from ..ci.render import Renderer, split_lines
+from ..app import RENDERERS, DiagnosisReport, Renderer, split_lines
 from .console import out
 from .console import shown as _t  # untrusted text in markup: sanitised, then `[...]` escaped
 

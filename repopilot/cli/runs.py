@@ -14,18 +14,18 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from ..app import read_report
-from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
-from ..core.sanitize import json_visible, visible
-from ..telemetry import (
+from ..app import (
     budget_usage,
-    export_trace,
+    export_run,
     format_duration,
+    read_report,
     shorten,
     step_outcome,
     step_subject,
     timeline,
 )
+from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
+from ..core.sanitize import json_visible, visible
 from .console import diff_view, err, out, shown, stderr_is_terminal, stdout_is_terminal
 from .context import settings_from
 from .summary import format_cost, summary_lines
@@ -272,8 +272,7 @@ def trace_export(
             err.print(f"wrote {html} ({len(trace.steps)} steps)", markup=False)
     if otlp:
         with _progress(f"sending spans to {otlp}…"):
-            sent = export_trace(trace, otlp, capture_content=capture_content or settings.capture_content(),
-                                otel_env=settings.otel_env)
+            sent = export_run(trace, otlp, settings, capture_content=capture_content)
         err.print(f"sent {sent} spans of run {trace.run_id} to {otlp}", markup=False)
 
 

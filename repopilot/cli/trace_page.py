@@ -12,17 +12,18 @@ from importlib.resources import files
 from typing import Any
 
 from .. import __version__
-from ..app import ReportLine, read_report
-from ..core import RunTrace, Step, redact
-from ..core.sanitize import visible
-from ..telemetry import (
+from ..app import (
+    ReportLine,
     budget_usage,
     format_duration,
+    read_report,
     run_span_ms,
     step_outcome,
     step_subject,
     timeline,
 )
+from ..core import RunTrace, Step, redact
+from ..core.sanitize import visible
 from .summary import format_cost
 
 __all__ = ["render_trace_page"]

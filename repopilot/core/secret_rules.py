@@ -75,6 +75,8 @@ class SecretRule:
     # gitleaks' global allowlist (placeholders, the alphabet as a stopword) is for gitleaks' rules; RepoPilot's
     # own rules keep the stricter behaviour they always had.
     global_allow: bool = True
+    # Tried only on one-line texts up to this long (0: on any text), e.g. a log line quoted by itself.
+    single_line_max: int = 0
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -161,6 +163,8 @@ class SecretRules:
                     continue
                 done.add(index)
                 rule = self.rules[index]
+                if rule.single_line_max and (len(text) > rule.single_line_max or "\n" in text):
+                    continue
                 for span in rule.spans(text, low, self.free):
                     yield rule.id, span
 
@@ -220,6 +224,10 @@ _REPOPILOT_RULES: list[dict[str, Any]] = [
      "regex": r"(?i)(?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token|client[_-]?secret|password|"
               r"secret[_-]?access[_-]?key|auth[_-]?token)[\"']?\s*[:=]\s*[\"']?([^\s\"',;&]{8,})"},
     # A PEM block cut at a line boundary (a log quoted line by line, a result cut short) is still a key.
+    # One line of a PEM body quoted by itself (a diagnosis quotes log lines one by one): 64 base64 characters
+    # with the entropy of random bytes (hex digests and words do not reach it).
+    {"id": "private-key-body-line", "keywords": [], "entropy": 4.6, "single_line_max": 300,
+     "regex": r"(?<![A-Za-z0-9+/=])([A-Za-z0-9+/]{64})(?![A-Za-z0-9+/=])"},
     {"id": "private-key-open", "keywords": ["-----begin"], "anchored": True,
      "regex": r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:\s*[A-Za-z0-9+/=:,\s-]{16,})?"},
 ]

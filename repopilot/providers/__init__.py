@@ -8,7 +8,7 @@ from .anthropic import AnthropicModel, anthropic_model
 from .demo import demo_model
 from .gemini import DEFAULT_BASE_URL as _GEMINI_URL
 from .gemini import GeminiModel, gemini_model
-from .http_client import HttpClient, RetryPolicy
+from .http_client import HttpClient, RetryPolicy, safe_url
 from .ollama import DEFAULT_HOST as _OLLAMA_HOST
 from .ollama import OllamaModel, ollama_model
 from .openai import DEFAULT_BASE_URL as _OPENAI_URL
@@ -43,5 +43,6 @@ __all__ = [
                       "provider_variables",
                       "register",
                       "resolve_model",
+    "safe_url",
                       "split_spec",
 ]

@@ -1,9 +1,12 @@
 """The repository side: the sandbox, the read-only tools, diff validation and the approved apply."""
 
+from .apply import AppliedFix, apply_fix
 from .fixer import FIX_SYSTEM_PROMPT, fix_tools
 from .gitrun import GitFailed, GitTimeout, run_git
+from .propose import mark_applied
 from .sandbox import Sandbox, check_ref, open_repo
 from .tools import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS, repo_tools
 
-__all__ = ["FIX_SYSTEM_PROMPT", "MAX_LINE_BYTES", "MAX_RESULT_BYTES", "TOOL_SECONDS", "GitFailed", "GitTimeout",
-           "Sandbox", "check_ref", "fix_tools", "open_repo", "repo_tools", "run_git"]
+__all__ = ["FIX_SYSTEM_PROMPT", "MAX_LINE_BYTES", "MAX_RESULT_BYTES", "TOOL_SECONDS", "AppliedFix", "GitFailed",
+           "GitTimeout", "Sandbox", "apply_fix", "check_ref", "fix_tools", "mark_applied", "open_repo", "repo_tools",
+           "run_git"]

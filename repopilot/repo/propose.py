@@ -5,12 +5,13 @@ already recorded instead of recording a second one."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..core import ApprovalRequired, EndRun, Proposal, Tool, ToolContext, redact_text
 from .apply import head_branch
 from .diff import InvalidDiff, validate_diff
 
-__all__ = ["APPLIED_BRANCH", "MAX_EXPLANATION_CHARS", "MAX_INVALID_PROPOSALS", "propose_fix_tool"]
+__all__ = ["MAX_EXPLANATION_CHARS", "MAX_INVALID_PROPOSALS", "mark_applied", "propose_fix_tool"]
 
 MAX_INVALID_PROPOSALS = 3
 MAX_EXPLANATION_CHARS = 4000
@@ -18,6 +19,12 @@ MAX_EXPLANATION_CHARS = 4000
 _PROPOSALS = "proposals"
 _INVALID = "invalid_proposals"
 APPLIED_BRANCH = "applied_branch"
+
+
+def mark_applied(state: dict[str, Any], branch: str) -> None:
+    """Record in a run's tool state that its fix was applied on `branch`: `propose_fix` then refuses to propose
+    again, whatever call id a model (or a replayed script) sends."""
+    state[APPLIED_BRANCH] = branch
 
 
 def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS) -> Tool:

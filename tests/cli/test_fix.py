@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from repopilot.app import fix_runs
 from repopilot.ci import DiagnosisReport
 from repopilot.cli import fix as fix_cli
 from repopilot.cli.main import main
@@ -375,7 +376,7 @@ def test_the_seed_is_built_from_the_diagnosis_contract(git_repo: Path, log: Path
         got.append({"source": source, **kwargs})
         return [DiagnosisReport.model_validate(report)]
 
-    monkeypatch.setattr(fix_cli, "diagnose_source", fake)
+    monkeypatch.setattr(fix_runs, "diagnose_source", fake)
     assert main(["fix", str(log), "--repo", str(git_repo)]) == 3
     assert got[0]["source"] == str(log) and got[0]["model"] is not None and got[0]["recorder"] is not None
     out = capsys.readouterr().out

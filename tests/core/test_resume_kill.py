@@ -39,7 +39,7 @@ import json, os, signal, sys
 from pathlib import Path
 from repopilot.core import AssistantMessage, ToolRegistry, TraceRecorder
 from repopilot.providers import PROVIDERS, ProviderInfo, ScriptedModel
-import repopilot.cli.fix as fix_cli
+import repopilot.app.fix_runs as fix_runs
 
 LOG = Path(os.environ["DRIVER_LOG"])
 KILL = os.environ.get("DRIVER_KILL", "")
@@ -89,12 +89,12 @@ def write(fd, data):
     return _write(fd, data)
 trace_log.os.write = write
 
-_apply = fix_cli.apply_fix
+_apply = fix_runs.apply_fix
 def apply_fix(*args, **kwargs):
     applied = _apply(*args, **kwargs)
     die("applied")
     return applied
-fix_cli.apply_fix = apply_fix
+fix_runs.apply_fix = apply_fix
 
 from repopilot.cli.main import main
 sys.exit(main(sys.argv[1:]))

@@ -8,6 +8,8 @@ OOM killer). Each case goes to the ecosystem of the tool that failed; wrapped in
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import os
 import re
 import signal
@@ -337,6 +339,130 @@ def bundler_source_connection_refused(name: str, shape: str) -> Made:
                          [i + k for i in grep(o, r"^Could not fetch specs", limit=1) for k in (1, 2)]))
     cleanup(root)
     return steps, "bundler", "network", version("bundle --version"), "ruby"
+
+
+
+# --- second round: a loopback server that answers 503 or never answers; more disk and memory ----------------
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    mode = "503"
+
+    def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        if self.mode == "hang":
+            time.sleep(30)
+            return
+        body = b"<html><body><h1>503 Service Unavailable</h1>upstream overloaded</body></html>"
+        self.send_response(503, "Service Unavailable")
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_HEAD = do_GET
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def loopback(mode: str):  # type: ignore[no-untyped-def]
+    """An HTTP server on 127.0.0.1 (a free port) that answers every request with 503, or never answers."""
+    handler = type("H", (_Handler,), {"mode": mode})
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv.daemon_threads = True
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+@case
+def pip_read_timeout(name: str, shape: str) -> Made:
+    root = project(name, shape, PYFILES)
+    py = pip_venv(name)
+    steps = pre_steps(root, ["python --version"])
+    with loopback("hang") as url:
+        steps.append(failing("Install", root, f"{py} -m pip install --timeout 2 --retries 2 --index-url {url}/simple "
+                                              "-r requirements.txt",
+                             lambda o: first3(o, grep(o, r"Read timed out|ReadTimeoutError", limit=3) +
+                                              grep(o, r"^ERROR: (Could not find|No matching)")),
+                             shown=f"python -m pip install --timeout 2 --retries 2 --index-url {url}/simple -r "
+                                   "requirements.txt"))
+    cleanup(root)
+    return steps, "pip", "network", "pip " + version(f"{py} -m pip --version").split()[1] + \
+        ", index a loopback server that never answers", "python"
+
+
+@case
+def npm_registry_503(name: str, shape: str) -> Made:
+    root, _ = node_project(name, shape, {"left-pad": "1.3.0"}, {"index.js": "module.exports = 1;\n"},
+                           {"test": "node index.js"})
+    run("rm -rf node_modules", cwd=root)
+    cache = WORK / "empty-npm-cache"
+    run(f"rm -rf {cache}", cwd=WORK)
+    steps = pre_steps(root, ["node --version"])
+    with loopback("503") as url:
+        e = {"npm_config_cache": str(cache), "npm_config_registry": url + "/",
+             "npm_config_fetch_retry_mintimeout": "500", "npm_config_fetch_retry_maxtimeout": "1000"}
+        steps.append(failing("Install", root, "npm ci", lambda o: grep(o, r"503", limit=3), e=e))
+    cleanup(root)
+    return steps, "npm", "network", "npm " + version("npm --version") + ", registry a loopback server answering 503", \
+        "javascript"
+
+
+@case
+def jest_oom_killed(name: str, shape: str) -> Made:
+    test = """test("indexes every product", () => {
+  const index = new Map();
+  for (let i = 0; i < 50_000_000; i++) {
+    index.set(`sku-${i}`, { id: i, words: ["tea", "cake", String(i)] });
+  }
+  expect(index.size).toBe(50_000_000);
+});
+"""
+    root, ci_out = node_project(name, shape, {"jest": "30.5.2"}, {"test/index.test.js": test,
+                                                                  "ci.sh": "set -e\nnpx jest --ci -i\n"},
+                                {"test": "jest --ci -i"}, {"jest": {"testEnvironment": "node"}})
+    steps = [Step("Install", "npm ci", ci_out)]
+    stop = threading.Event()
+    t = threading.Thread(target=kill_at_rss, args=(600, "jest --ci -i", stop))
+    t.start()
+    try:
+        steps.append(failing("Test", root, "bash ci.sh", lambda o: grep(o, r"Killed"),
+                             e={"NODE_OPTIONS": "--max-old-space-size=4096"}))
+    finally:
+        stop.set()
+        t.join()
+    cleanup(root)
+    return steps, "jest", "infrastructure", "jest 30.5.2; SIGKILLed at 600 MB RSS by the generator's watchdog (the " \
+        "OOM killer's signal)", "javascript"
+
+
+@case
+def git_clone_dns(name: str, shape: str) -> Made:
+    root = project(name, shape, {"README.md": "# app\n"})
+    steps = pre_steps(root, ["git --version"])
+    steps.append(failing("Checkout submodules", root, "git clone --depth 1 https://git.internal.invalid/platform/"
+                                                      "proto.git third_party/proto",
+                         lambda o: grep(o, r"^fatal: unable to access")))
+    cleanup(root)
+    return steps, "git", "network", version("git --version"), "git"
+
+
+@case
+def bundler_source_503(name: str, shape: str) -> Made:
+    root = project(name, shape, {"lib/app.rb": "module App; end\n"})
+    with loopback("503") as url:
+        (root / "Gemfile").write_text(f'source "{url}"\n\ngem "rake"\ngem "rspec", "~> 3.12"\n')
+        steps = pre_steps(root, ["ruby --version"])
+        steps.append(failing("Install gems", root, "bundle install --retry 1",
+                             lambda o: grep(o, r"Could not fetch specs|503|Service Unavailable", limit=3)))
+    cleanup(root)
+    return steps, "bundler", "network", version("bundle --version") + ", source a loopback server answering 503", \
+        "ruby"
 
 
 def main(argv: list[str]) -> int:

@@ -231,6 +231,7 @@ def pytest_causal(out: list[str], e_cap: int = 6) -> list[int]:
     out_idx: list[int] = []
     sect = False
     e_in_block = 0
+    head = -10
     for i, text in enumerate(out):
         if re.match(r"^=+ (FAILURES|ERRORS) =+$", text):
             sect = True
@@ -240,10 +241,12 @@ def pytest_causal(out: list[str], e_cap: int = 6) -> list[int]:
             e_in_block = 0
             out_idx.append(i)
         elif not sect:
-            if re.match(r"^(FAILED|ERROR) \S+", text) or (out_idx and out_idx[-1] == i - 1 and
-                                                           re.match(r"^(FAILED|ERROR) |^ ", out[i - 1])
-                                                           and text.startswith(" ")):
+            if re.match(r"^(FAILED|ERROR) \S+", text):
                 out_idx.append(i)
+                head = i
+            elif text.startswith(" ") and head >= 0 and all(t.startswith(" ") for t in out[head + 1:i]):
+                if text.strip() and i - head <= 4:
+                    out_idx.append(i)  # the message's continuation lines, the first few (-vv repeats whole diffs)
         elif text.startswith(">"):
             loc = next((t for t in out[i + 1:] if re.match(r"^\S+\.py:\d+:", t)), "")
             if re.match(r"^(tests|src)/", loc):
@@ -252,6 +255,8 @@ def pytest_causal(out: list[str], e_cap: int = 6) -> list[int]:
             out_idx.append(i)
             e_in_block += 1
         elif re.match(r"^(tests|src)/\S+\.py:\d+: ", text) or text.startswith("ImportError while importing"):
+            out_idx.append(i)
+        elif re.match(r"^file /\S+\.py, line \d+$", text):  # where a missing fixture was asked for
             out_idx.append(i)
         elif re.match(r"^(Expected|Got):$", text):  # a doctest's expected/got pair
             out_idx += [i, i + 1]
@@ -810,11 +815,11 @@ def test_scratch_file(scratch):
 
 @case
 def pytest_missing_third_party(name: str, shape: str) -> tuple[list[Step], str, str, str]:
-    parse = "import yaml\n\n" + PARSE.replace('"""Parse "a op b" expressions."""\n\n', "") + '''
+    parse = "import msgpack\n\n" + PARSE.replace('"""Parse "a op b" expressions."""\n\n', "") + '''
 
 def load(path: str) -> list[str]:
-    with open(path) as fh:
-        return list(yaml.safe_load(fh))
+    with open(path, "rb") as fh:
+        return list(msgpack.unpack(fh))
 '''
     return _pytest_case(name, shape, "pytest -x", {"src/calc/parse.py": parse}, pre=[("Lint", "ruff check src")])
 
