@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .model import Model, TextCallback
+    from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Outcome, Receipt
     from .tools import Tool, ToolContext, ToolOutcome, ToolRegistry, tool
     from .trace import (
         RunTrace,
@@ -62,7 +63,8 @@ __getattr__ = lazy_exports(__name__, {
     "budgets": ("DEFAULT_MAX_STEPS", "Budgets", "BudgetTracker"),
     "errors": (
         "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
-        "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
+        "Receipt",
+    "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
     ),
     "loop": ("MAX_TOOL_CALLS_PER_TURN", "Agent", "RunResult", "dump_messages", "load_messages"),
     "messages": (
@@ -70,6 +72,7 @@ __getattr__ = lazy_exports(__name__, {
         "Usage", "UserMessage"
     ),
     "model": ("Model", "TextCallback"),
+    "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Outcome", "Receipt"),
     "tools": ("Tool", "ToolContext", "ToolOutcome", "ToolRegistry", "tool"),
     "trace": (
         "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "new_run_id", "read_trace",
@@ -86,16 +89,21 @@ __all__ = [
     "ApprovalRequired",
     "AssistantMessage",
     "BudgetTracker",
+    "CommandRun",
     "Budgets",
     "ConfigError",
     "DeadlineExceeded",
     "Decision",
     "EndRun",
+    "FailingCommand",
     "GitHubAPIError",
+    "GuardHit",
+    "GuardResult",
     "InputError",
     "Message",
     "Model",
     "ModelResponse",
+    "Outcome",
     "Proposal",
     "ProviderError",
     "Redactor",
