@@ -83,7 +83,7 @@ def _run_block(lines: Sequence[str], i: int, header: str) -> tuple[str, int]:
         body.append(lines[j])
         j += 1
     script = "\n".join(x for x in body if x.strip()).strip()
-    return (script if script.startswith(header.split()[0]) else header), j + 1
+    return (script if script.startswith(header.split(maxsplit=1)[0]) else header), j + 1
 
 
 # -- narrowing ---------------------------------------------------------------------------------------------

@@ -63,8 +63,7 @@ __getattr__ = lazy_exports(__name__, {
     "budgets": ("DEFAULT_MAX_STEPS", "Budgets", "BudgetTracker"),
     "errors": (
         "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
-        "Receipt",
-    "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
+        "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
     ),
     "loop": ("MAX_TOOL_CALLS_PER_TURN", "Agent", "RunResult", "dump_messages", "load_messages"),
     "messages": (
@@ -89,8 +88,8 @@ __all__ = [
     "ApprovalRequired",
     "AssistantMessage",
     "BudgetTracker",
-    "CommandRun",
     "Budgets",
+    "CommandRun",
     "ConfigError",
     "DeadlineExceeded",
     "Decision",
@@ -106,6 +105,7 @@ __all__ = [
     "Outcome",
     "Proposal",
     "ProviderError",
+    "Receipt",
     "Redactor",
     "RepoPilotError",
     "RunError",

@@ -278,7 +278,7 @@ def _new(c: _FileChange) -> list[str]:
 
 def _matching_removed(line: str, removed: list[str]) -> str:
     """The removed line `line` replaces (same text without the comment), or "" when it is new."""
-    code = _key(line.split("#")[0].split("//")[0])
+    code = _key(line.split("#", maxsplit=1)[0].split("//", maxsplit=1)[0])
     return next((r for r in removed if code and _key(r.split("#")[0].split("//")[0]) == code), "")
 
 
