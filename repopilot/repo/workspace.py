@@ -138,15 +138,15 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-_VERSION_OF = {"git": ["git", "--version"], "python": ["python3", "--version"], "node": ["node", "--version"],
+_VERSION_OF = {"python": ["python3", "--version"], "node": ["node", "--version"],
                "go": ["go", "version"], "cargo": ["cargo", "--version"], "java": ["java", "-version"],
                "mvn": ["mvn", "-v"], "gcc": ["gcc", "--version"], "make": ["make", "--version"],
                "perl": ["perl", "-e", "print $^V"], "ruby": ["ruby", "--version"], "bash": ["bash", "--version"]}
 
 
 def tool_versions(command: str, env: Mapping[str, str]) -> dict[str, str]:
-    """The first version line of the tools `command` names (and git, bash), for the receipt's environment."""
-    words = set(command.replace("\n", " ").split()) | {"git", "bash"}
+    """The first version line of the tools `command` names (and bash), for the receipt's environment."""
+    words = set(command.replace("\n", " ").split()) | {"bash"}
     names = {n for n in _VERSION_OF if n in words or (n == "python" and any(w.startswith("python")
                                                                            or w == "pytest" for w in words))}
     names |= {"java"} if "mvn" in words else set()
