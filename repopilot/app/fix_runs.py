@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..ci import DiagnosisReport, diagnose_source, read_report
+from ..ci import DiagnosisReport, LogInput, diagnose_source, find_command, log_lines, read_report
 from ..core import (
     Agent,
     ApprovalError,
     Budgets,
+    FailingCommand,
     Model,
     Proposal,
     RepoPilotError,
@@ -28,15 +29,17 @@ from ..core import (
     UsageError,
     run_lock,
 )
-from ..repo import AppliedFix, apply_fix, fix_tools, mark_applied, open_repo, repo_tools
+from ..repo import AppliedFix, apply_fix, fix_tools, mark_applied, open_repo, repo_tools, run_git
 from .fix_seed import seed_messages
 from .runtime import Observer, github_access, model_for, observed, scanner_for, tool_bounds
 from .settings import Settings
+from .verifying import VerifyPlan, choose_command, verifier
 
 __all__ = ["ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
            "resume_run", "start_fix", "who_am_i"]
 
 _FIX_ARGS = "fix_args"
+_VERIFY_COMMAND = "verify_command"  # the command proposals are verified with, recorded for `resume`
 _RESUMABLE = ("running", "interrupted", "failed", "approved", "rejected")
 OnDiagnosis = Callable[[list[DiagnosisReport]], None]
 
@@ -106,7 +109,37 @@ def load_proposal(trace: RunTrace) -> Proposal:
     if not results or proposal.sha256 not in str(results[-1].result) or keyed.get("sha256") != proposal.sha256:
         raise ApprovalError(f"the proposal in run {trace.run_id} does not match the step that recorded it "
                             "(altered trace); refusing it")
+    _check_receipt(trace, proposal)
     return proposal
+
+
+def _check_receipt(trace: RunTrace, proposal: Proposal) -> None:
+    """A receipt is bound to its diff and base commit, and to the `verification` step that recorded it."""
+    receipt = proposal.receipt
+    if receipt is None:
+        return
+    if receipt.diff_sha256 != proposal.sha256 or (proposal.base and receipt.base != proposal.base):
+        raise ApprovalError(f"the verification receipt in run {trace.run_id} was made for another diff or base "
+                            f"commit (receipt: diff {receipt.diff_sha256[:12]} on {receipt.base[:12]}; proposal: "
+                            f"diff {proposal.sha256[:12]} on {(proposal.base or '')[:12]}); refusing it")
+    steps = [s for s in trace.steps if s.type == "verification" and s.tool_call_id == proposal.tool_call_id]
+    last = steps[-1] if steps else None
+    if last is None or last.result != receipt.outcome or last.detail.get("diff_sha256") != receipt.diff_sha256 \
+            or last.detail.get("base") != receipt.base:
+        raise ApprovalError(f"the verification receipt in run {trace.run_id} does not match the step that "
+                            "recorded it (altered trace); refusing it")
+
+
+def _check_receipt_base(root: Path, proposal: Proposal) -> None:
+    """With --onto-current the diff would land on a commit the receipt's runs never saw: refused."""
+    receipt = proposal.receipt
+    if receipt is None or not receipt.base or receipt.outcome in ("could_not_run", "blocked"):
+        return
+    head = run_git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False).strip()
+    if head != receipt.base:
+        raise ApprovalError(f"the verification receipt was made on {receipt.base[:12]}, HEAD is now "
+                            f"{head[:12] or 'no commit'}; nothing was applied. Run `repopilot fix` again to verify "
+                            "the change on the current HEAD")
 
 
 def approve_run(run_id: str, *, repo: Path | None = None, sha256: str | None = None, who: str | None = None,
@@ -135,6 +168,8 @@ def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | N
     if t.status not in ("awaiting_approval", "running", "interrupted"):
         raise ApprovalError(f"run {run_id} is not awaiting approval (status {t.status})")
     root = open_repo(repo or t.repo or ".")
+    if onto_current:
+        _check_receipt_base(root, proposal)
     who = who or who_am_i()
     applied = apply_fix(root, proposal.diff, run_id=run_id, sha256=proposal.sha256,
                         explanation=proposal.explanation, who=who, base=proposal.base,
@@ -204,18 +239,27 @@ def start_fix(source: str, settings: Settings, *, repo: Path = Path("."), baseli
 def _fix(rec: TraceRecorder, root: Path, source: str, settings: Settings, *, baseline: str | None, model: Model,
          no_llm_diagnosis: bool, max_steps: int, observer: Observer | None,
          on_diagnosis: OnDiagnosis | None = None) -> FixOutcome:
+    found: list[FailingCommand] = []
+
+    def command_of(log: LogInput, report: DiagnosisReport) -> None:
+        if settings.verify and not settings.verify_cmd and not found:
+            command = find_command(log_lines(log), report)
+            found.extend([command] if command else [])
+
     try:
         reports = diagnose_source(source, baseline=baseline, model=None if no_llm_diagnosis else model,
                                   token_budget=settings.token_budget, scanner=scanner_for(settings),
-                                  github=github_access(settings), recorder=rec)
+                                  github=github_access(settings), recorder=rec, on_log=command_of)
     except (RepoPilotError, KeyboardInterrupt):
         rec.finish("failed")  # no conversation yet: nothing to resume, `fix` is simply run again
         raise
     rec.trace.set_reports([r.contract() for r in reports])
+    _record_command(rec, settings, choose_command(settings, found[0] if found else None))
     rec.save()
     if on_diagnosis is not None:
         on_diagnosis(reports)
-    agent = Agent(model, ToolRegistry(fix_tools(root, **tool_bounds(settings))), rec, Budgets(max_steps=max_steps),
+    tools = fix_tools(root, verify=verifier(root, _plan(rec, settings, reports), rec), **tool_bounds(settings))
+    agent = Agent(model, ToolRegistry(tools), rec, Budgets(max_steps=max_steps),
                   max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
     with observed(rec, model, settings, observer):
         agent.run(seed_messages(reports))
@@ -240,11 +284,36 @@ def resume_run(run_id: str, settings: Settings, *, repo: Path | None = None, obs
         if t.status != "awaiting_approval" or decided:
             model = _model(settings)
             bounds = tool_bounds(settings)
-            tools = fix_tools(root, **bounds) if t.command == "fix" else repo_tools(root, **bounds)
+            if t.command == "fix":
+                reports = [r for r in (read_report(d) for d in t.reports()) if r is not None]
+                tools = fix_tools(root, verify=verifier(root, _plan(rec, settings, reports), rec), **bounds)
+            else:
+                tools = repo_tools(root, **bounds)
             agent = Agent(model, ToolRegistry(tools), rec, max_tool_calls_per_turn=settings.max_tool_calls_per_turn)
             with observed(rec, model, settings, observer):
                 agent.resume()
         return FixOutcome(t, root, [r for r in (read_report(d) for d in t.reports()) if r is not None])
+
+
+def _record_command(rec: TraceRecorder, settings: Settings, command: FailingCommand | None) -> None:
+    """Where the verification command came from, as a decision step: it is never guessed silently."""
+    rec.trace.extra[_VERIFY_COMMAND] = command.model_dump(mode="json") if command else None
+    if not settings.verify:
+        return
+    rec.step("decision", result=command.command if command else "no command", detail={
+        "decision": "verify_command", "command": command.command if command else None,
+        "source": command.source if command else "none found in the log; pass --verify-cmd or set [verify] cmd",
+        "narrowed_from": command.narrowed_from if command else None})
+
+
+def _plan(rec: TraceRecorder, settings: Settings, reports: list[DiagnosisReport]) -> VerifyPlan:
+    recorded = rec.trace.extra.get(_VERIFY_COMMAND)
+    command = FailingCommand.model_validate(recorded) if isinstance(recorded, dict) else None
+    command = choose_command(settings, command)
+    return VerifyPlan(command=command, reports=reports, logs=rec.path.with_suffix(".verify"),
+                      enabled=settings.verify, setup=settings.verify_setup, timeout=settings.verify_timeout,
+                      network=settings.verify_network, allow_weakening=settings.allow_weakening,
+                      env=settings.verify_env)
 
 
 def _rediagnose(rec: TraceRecorder, root: Path, settings: Settings, observer: Observer | None,

@@ -56,7 +56,27 @@ _KEYS: dict[str, _Key] = {
     "max_line_bytes": _Key("REPOPILOT_MAX_LINE_BYTES", int),
     "max_tool_calls_per_turn": _Key("REPOPILOT_MAX_TOOL_CALLS_PER_TURN", int),
     "max_stdin_bytes": _Key("REPOPILOT_MAX_STDIN_BYTES", int),
+    # Verification of proposals (the `[verify]` table of a config file: cmd, setup, timeout, network, enabled).
+    "verify": _Key("REPOPILOT_VERIFY", bool),
+    "verify_cmd": _Key("REPOPILOT_VERIFY_CMD", str),
+    "verify_setup": _Key("REPOPILOT_VERIFY_SETUP", str),
+    "verify_timeout": _Key("REPOPILOT_VERIFY_TIMEOUT", float),
+    "verify_network": _Key("REPOPILOT_VERIFY_NETWORK", bool),
+    "allow_weakening": _Key(None, bool, in_files=False),
 }
+# The `[verify]` table's keys and the settings they set.
+_VERIFY_TABLE = {"enabled": "verify", "cmd": "verify_cmd", "setup": "verify_setup", "timeout": "verify_timeout",
+                 "network": "verify_network"}
+DEFAULT_VERIFY_TIMEOUT_S = 600.0
+# The variables a verification command is given (toolchains, locale, home): anything else of RepoPilot's
+# environment, API keys and tokens above all, stays out. Names that look secret are dropped even from this list.
+_VERIFY_ENV = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TERM",
+    "TMPDIR", "SHELL", "JAVA_HOME", "GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOTOOLCHAIN",
+    "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "MAVEN_HOME", "M2_HOME", "MAVEN_OPTS", "NODE_PATH", "NVM_DIR",
+    "PYENV_ROOT", "VIRTUAL_ENV", "CONDA_PREFIX", "PERL5LIB", "GEM_HOME", "GEM_PATH", "RUBYLIB", "CC", "CXX",
+    "CFLAGS", "CXXFLAGS", "LDFLAGS", "PKG_CONFIG_PATH", "LD_LIBRARY_PATH"})
+_SECRET_NAME = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION")
 CONFIG_KEYS = tuple(k for k, v in _KEYS.items() if v.in_files)
 
 
@@ -78,6 +98,14 @@ class Settings:
     max_line_bytes: int | None = None
     max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN
     max_stdin_bytes: int = MAX_STDIN_BYTES
+    verify: bool = True
+    verify_cmd: str | None = None
+    verify_setup: str | None = None
+    verify_timeout: float = DEFAULT_VERIFY_TIMEOUT_S
+    verify_network: bool = False
+    allow_weakening: bool = False
+    # What a verification command is given of the environment (see _VERIFY_ENV), never shown.
+    verify_env: Mapping[str, str] = field(default_factory=dict, repr=False)
     # Read from the environment only, never shown by `repopilot config`.
     github_token: str | None = field(default=None, repr=False)
     # The GitHub Actions context of `github report` (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_EVENT_PATH, ...).
@@ -184,12 +212,33 @@ def _convert(name: str, raw: Any, where: str) -> Any:
 
 def _from_file(data: dict[str, Any], where: str) -> dict[str, tuple[Any, str]]:
     out = {}
-    for name, raw in data.items():
+    for name, raw in _flatten_verify(data, where).items():
         if name not in CONFIG_KEYS:
             raise ConfigError(f"{where.removeprefix('config ')}: unknown setting {name!r}; known: "
                               f"{', '.join(CONFIG_KEYS)}")
         out[name] = (_convert(name, raw, where.removeprefix("config ")), where)
     return out
+
+
+def _flatten_verify(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """The `[verify]` table's keys as the settings they set (`cmd` is `verify_cmd`)."""
+    table = data.get("verify")
+    if table is None or not isinstance(table, dict):
+        return data
+    out = {k: v for k, v in data.items() if k != "verify"}
+    for key, raw in table.items():
+        if key not in _VERIFY_TABLE:
+            raise ConfigError(f"{where.removeprefix('config ')}: unknown key {key!r} in [verify]; known: "
+                              f"{', '.join(_VERIFY_TABLE)}")
+        out[_VERIFY_TABLE[key]] = raw
+    return out
+
+
+def verify_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables a verification command runs with: toolchain and locale ones, never a secret-looking one."""
+    kept = {k: v for k, v in environ.items()
+            if k in _VERIFY_ENV and not any(word in k.upper() for word in _SECRET_NAME)}
+    return {**kept, "CI": "true"}
 
 
 def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: Any) -> Settings:
@@ -215,6 +264,7 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
         otel_env={k: v for k, v in environ.items() if k.startswith(_OTEL_PREFIX)},
         origins=origins,
         xdg_cache_home=environ.get("XDG_CACHE_HOME") or None,
+        verify_env=verify_environment(environ),
         redactor=Redactor.from_environ(environ, rules=active_redactor().rules),
     )
     return settings.with_flags(**flags)

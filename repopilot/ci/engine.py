@@ -121,8 +121,10 @@ def _catalog(sc: Scanner) -> Catalog:
 
 def diagnose_source(source: str, *, baseline: str | None = None, model: Model | None = None,
                     recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
-                    scanner: Scanner | None = None, github: GitHubAccess | None = None) -> list[DiagnosisReport]:
-    """One report per job log that SOURCE names (see README "diagnose" for the fields)."""
+                    scanner: Scanner | None = None, github: GitHubAccess | None = None,
+                    on_log: Callable[[LogInput, DiagnosisReport], None] | None = None) -> list[DiagnosisReport]:
+    """One report per job log that SOURCE names (see README "diagnose" for the fields). `on_log` sees each log
+    beside its report (the fix run reads the failing command from it)."""
     inputs = open_sources(source, github)
     base: LogInput | None = None
     if baseline is not None:
@@ -130,9 +132,14 @@ def diagnose_source(source: str, *, baseline: str | None = None, model: Model | 
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log, {baseline} holds {len(bases)}")
         base = bases[0]
-    return [diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget,
-                           scanner=scanner).report()
-            for i in inputs]
+    reports = []
+    for i in inputs:
+        report = diagnose_input(i, baseline=base, model=model, recorder=recorder, token_budget=token_budget,
+                                scanner=scanner).report()
+        if on_log is not None:
+            on_log(i, report)
+        reports.append(report)
+    return reports
 
 
 def to_report(result: Result) -> DiagnosisReport:

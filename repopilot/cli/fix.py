@@ -23,12 +23,14 @@ from ..app import (
     RejectOutcome,
     approve_run,
     load_proposal,
+    receipt_lines,
+    receipts_of,
     reject_run,
     resume_run,
     start_fix,
     who_am_i,
 )
-from ..core import DEFAULT_MAX_STEPS, Proposal, RunError, UsageError, load_trace, redact_text
+from ..core import DEFAULT_MAX_STEPS, Proposal, RunError, RunTrace, UsageError, load_trace, redact_text
 from .console import diff_view, err, out
 from .context import settings_from
 from .render import render_text
@@ -60,6 +62,19 @@ def _show_proposal(proposal: Proposal) -> None:
     out.print(diff_view(redact_text(proposal.diff)))
     out.print(f"files: {', '.join(proposal.files)}", markup=False)
     out.print(f"sha256: {proposal.sha256}", markup=False)
+    if proposal.receipt is not None:
+        out.print("")
+        for line in receipt_lines(proposal.receipt):
+            out.print(redact_text(line), markup=False)
+
+
+def _show_refused(trace: RunTrace) -> None:
+    """The proposals verification refused (weakening, or still failing), so a person sees why there is no fix."""
+    for number, _call, receipt in receipts_of(trace):
+        if receipt.outcome in ("blocked", "still_failing"):
+            err.print(f"\nProposal refused at step {number}:", markup=False)
+            for line in receipt_lines(receipt):
+                err.print(redact_text(line), markup=False)
 
 
 def _approve_command(run_id: str, root: Path | str | None, sha256: str) -> str:
@@ -115,6 +130,7 @@ def _conclude(done: FixOutcome, *, yes: bool) -> None:
         err.print(f"To reject it: repopilot reject {t.run_id} --reason TEXT", markup=False)
         raise typer.Exit(3)
     if t.status.startswith("failed"):
+        _show_refused(t)
         raise RunError(f"run {t.run_id} ended without a fix ({t.status}): {t.answer or 'see the trace'}")
     out.print(redact_text(t.answer or f"(no answer; status {t.status})"), markup=False)
     if t.status != "approved" and not (t.proposal and Proposal.model_validate(t.proposal).decision):
@@ -133,9 +149,24 @@ def fix(
     no_llm_diagnosis: bool = typer.Option(False, "--no-llm-diagnosis",
                                           help="Diagnose with the rules only, never escalating to the model."),
     baseline: str | None = typer.Option(None, "--baseline", help="The passing log of the same job."),
+    verify_cmd: str | None = typer.Option(None, "--verify-cmd", help="The command that shows the failure "
+                                          "(default: the failing step's command from the log)."),
+    verify_setup: str | None = typer.Option(None, "--verify-setup", help="A set-up command run in each "
+                                            "verification workspace before the command (install dependencies)."),
+    verify_timeout: float | None = typer.Option(None, "--verify-timeout", min=1, show_default=False,
+                                                help="Seconds each verification command may take (default 600)."),
+    no_verify: bool = typer.Option(False, "--no-verify", help="Do not run the failing command to check a "
+                                   "proposal (the weakening guard still applies)."),
+    allow_network: bool = typer.Option(False, "--allow-network", help="Let the verification command reach the "
+                                       "network (off by default where the machine allows it)."),
+    allow_weakening: bool = typer.Option(False, "--allow-weakening", help="Let through a proposal that skips, "
+                                         "deletes or loosens tests or silences a check (it is still shown)."),
 ) -> None:
     """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
-    settings = settings_from(max_steps=max_steps)
+    settings = settings_from(max_steps=max_steps, verify_cmd=verify_cmd, verify_setup=verify_setup,
+                             verify_timeout=verify_timeout, verify=False if no_verify else None,
+                             verify_network=True if allow_network else None,
+                             allow_weakening=True if allow_weakening else None)
     done = start_fix(source, settings, repo=repo, baseline=baseline, no_llm_diagnosis=no_llm_diagnosis,
                      observer=reporting, on_diagnosis=_show_diagnosis)
     _conclude(done, yes=yes)
@@ -189,9 +220,12 @@ def resume(
     run_id: str = typer.Argument(..., help="The run to continue."),
     repo: Path | None = typer.Option(None, "--repo", help="The repository (default: the run's)."),
     yes: bool = typer.Option(False, "--yes", help="Approve a new proposal without asking."),
+    allow_weakening: bool = typer.Option(False, "--allow-weakening", help="Let through a proposal that weakens "
+                                         "the checks (it is still shown)."),
 ) -> None:
     """Continue a run from its trace: answered model turns and recorded tool results are not repeated."""
-    done = resume_run(run_id, settings_from(), repo=repo, observer=reporting, on_diagnosis=_show_diagnosis)
+    settings = settings_from(allow_weakening=True if allow_weakening else None)
+    done = resume_run(run_id, settings, repo=repo, observer=reporting, on_diagnosis=_show_diagnosis)
     if done.trace.command == "fix":
         _conclude(done, yes=yes)
     else:

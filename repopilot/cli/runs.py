@@ -19,6 +19,8 @@ from ..app import (
     export_run,
     format_duration,
     read_report,
+    receipt_lines,
+    receipts_of,
     shorten,
     step_outcome,
     step_subject,
@@ -34,7 +36,7 @@ __all__ = ["register"]
 
 LATEST = "latest"
 _TYPE_STYLE = {"llm_call": "magenta", "tool_call": "blue", "tool_result": "cyan", "decision": "yellow",
-               "error": "bold red", "approval": "green"}
+               "error": "bold red", "approval": "green", "verification": "green"}
 _STATUS_STYLE = {"completed": "green", "approved": "green", "failed": "red", "rejected": "red"}
 
 
@@ -209,6 +211,13 @@ def runs_show(
         out.print(str(trace.proposal.get("explanation") or ""), markup=False)
         out.print(f"sha256 {trace.proposal.get('sha256')}", markup=False)
         out.print(diff_view(str(trace.proposal.get("diff") or "")))
+    receipts = receipts_of(trace)
+    if receipts:
+        _print_section("verification")
+        for number, call, receipt in receipts:
+            out.print(f"- step {number} ({call}):", markup=False)
+            for line in receipt_lines(receipt):
+                out.print(line, markup=False)
     if trace.answer:
         _print_section("answer")
         out.print(trace.answer, markup=False)

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from .messages import UserMessage
+from .receipt import Receipt
 
 __all__ = ["ApprovalRequired", "Decision", "EndRun", "Proposal", "decision_message", "diff_sha256"]
 
@@ -37,6 +38,8 @@ class Proposal(BaseModel):
     reason: str | None = None
     branch: str | None = None
     commit: str | None = None
+    # What verification ran and showed (None: the proposal was not verified, or an older trace).
+    receipt: Receipt | None = None
 
     @classmethod
     def make(cls, diff: str, explanation: str, **fields: Any) -> Proposal:

@@ -38,7 +38,8 @@ __all__ = [
     "use_runs_dir",
 ]
 
-StepType = Literal["llm_call", "tool_call", "tool_result", "error", "decision", "approval"]
+# `verification`: a proposal's receipt (what ran to check it and what it showed; core/receipt.py).
+StepType = Literal["llm_call", "tool_call", "tool_result", "error", "decision", "approval", "verification"]
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
 
 

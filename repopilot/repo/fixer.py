@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import Tool
-from .propose import propose_fix_tool
+from .propose import Verifier, propose_fix_tool
 from .tools import repo_tools
 
 __all__ = ["FIX_SYSTEM_PROMPT", "fix_tools"]
@@ -21,8 +21,11 @@ You are given a diagnosis of the failure: its category, the causal log lines and
 3. If a proposal is refused as invalid, read the error, re-read the file and send a corrected diff.
 4. If the failure cannot be fixed in the repository (infrastructure, network, secrets), do not propose a diff:
    explain what a person should do instead.
-You cannot run code or tests. A person reviews your diff; nothing is applied without their approval."""
+You cannot run code or tests yourself. Each proposal is checked before a person sees it: a diff that skips,
+deletes or loosens tests or silences a check is refused, and the failing command is run with your diff; if it
+still fails you are shown its output and may propose again. Nothing is applied without a person's approval."""
 
-def fix_tools(root: Path, **bounds: Any) -> list[Tool]:
-    """The tools of the fix agent, bound to the repository at `root` (`bounds` as `repo_tools` takes them)."""
-    return [*repo_tools(root, **bounds), propose_fix_tool(root)]
+def fix_tools(root: Path, *, verify: Verifier | None = None, **bounds: Any) -> list[Tool]:
+    """The tools of the fix agent, bound to the repository at `root` (`bounds` as `repo_tools` takes them);
+    `verify` checks each valid proposal before it is recorded (the application layer's verification)."""
+    return [*repo_tools(root, **bounds), propose_fix_tool(root, verify=verify)]

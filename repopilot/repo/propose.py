@@ -4,14 +4,19 @@ already recorded instead of recording a second one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core import ApprovalRequired, EndRun, Proposal, Tool, ToolContext, redact_text
+from ..core import ApprovalRequired, EndRun, Proposal, Receipt, Tool, ToolContext, redact_text
 from .apply import head_branch
-from .diff import InvalidDiff, validate_diff
+from .diff import InvalidDiff, ValidatedDiff, validate_diff
 
-__all__ = ["MAX_EXPLANATION_CHARS", "MAX_INVALID_PROPOSALS", "mark_applied", "propose_fix_tool"]
+__all__ = ["MAX_EXPLANATION_CHARS", "MAX_INVALID_PROPOSALS", "Verifier", "mark_applied", "propose_fix_tool",
+           "refusal"]
+
+# Checks a valid diff before it is recorded (the application layer's verification); its receipt says how it went.
+Verifier = Callable[[ValidatedDiff, ToolContext], Receipt]
 
 MAX_INVALID_PROPOSALS = 3
 MAX_EXPLANATION_CHARS = 4000
@@ -27,8 +32,23 @@ def mark_applied(state: dict[str, Any], branch: str) -> None:
     state[APPLIED_BRANCH] = branch
 
 
-def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS) -> Tool:
-    """`propose_fix` bound to the repository at `root`; after `max_invalid` invalid diffs the run stops."""
+def refusal(receipt: Receipt) -> str:
+    """What the model is told when verification refuses its diff: the guard's hits, or the command's output."""
+    if receipt.outcome == "blocked":
+        hits = "; ".join(f"{h.rule} in {h.file}: {h.line.strip()[:120]}" for h in receipt.guard.hits[:8])
+        return (f"refused: this diff weakens the checks instead of fixing the cause ({hits}). Fix the code the "
+                "failure points at; do not skip, delete or loosen tests or silence the check")
+    command = receipt.command.command if receipt.command else "the failing command"
+    after = receipt.after
+    lines = "\n".join(after.causal) if after and after.causal else "(no causal lines found in its output)"
+    return (f"verification: `{command}` still fails with this diff applied "
+            f"({receipt.reason.rsplit('(', 1)[-1].rstrip(')')}). The causal lines of its output:\n{lines}\n"
+            "Read the code again and propose a corrected diff")
+
+
+def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS, verify: Verifier | None = None) -> Tool:
+    """`propose_fix` bound to the repository at `root`; after `max_invalid` invalid diffs the run stops (a diff
+    verification refuses counts as one). `verify` checks each valid diff before it is recorded."""
 
     def propose_fix(diff: str, explanation: str, ctx: ToolContext) -> str:
         """Propose a fix for a person to review. Nothing is applied until they approve this exact diff; after
@@ -57,6 +77,9 @@ def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS) ->
                 # The trace never holds secrets, so a diff with one could not be recorded as it is shown.
                 raise InvalidDiff("the diff contains text that looks like a credential; leave secrets out")
             checked = validate_diff(root, diff)
+            receipt = verify(checked, ctx) if verify is not None else None
+            if receipt is not None and receipt.outcome in ("blocked", "still_failing"):
+                raise InvalidDiff(refusal(receipt))
         except InvalidDiff as exc:
             invalid: list[str] = ctx.state.setdefault(_INVALID, [])
             if ctx.tool_call_id not in invalid:
@@ -69,10 +92,11 @@ def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS) ->
             raise InvalidDiff(f"{exc} ({left} {'attempt' if left == 1 else 'attempts'} left)") from None
         proposal = Proposal.make(checked.diff, explanation.strip(), files=checked.files,
                                  tool_call_id=ctx.tool_call_id, run_id=ctx.run_id, base=checked.base,
-                                 base_branch=head_branch(root))
+                                 base_branch=head_branch(root), receipt=receipt)
         recorded[ctx.tool_call_id] = proposal.model_dump(mode="json")
         files = ", ".join(checked.files)
-        raise ApprovalRequired(proposal, f"proposal recorded ({files}; +{checked.added}/-{checked.removed}); "
-                                         "awaiting a person's approval")
+        checked_how = f"; verification: {receipt.outcome.replace('_', ' ')}: {receipt.reason}" if receipt else ""
+        raise ApprovalRequired(proposal, f"proposal recorded ({files}; +{checked.added}/-{checked.removed})"
+                                         f"{checked_how}; awaiting a person's approval")
 
     return Tool(propose_fix, name="propose_fix", side_effects=True)

@@ -69,6 +69,8 @@ def step_subject(step: Step) -> str:
         return str(step.detail.get("decision") or "decision")
     if step.type == "approval":
         return str(step.detail.get("decision") or step.detail.get("approved") or "approval")
+    if step.type == "verification":
+        return "verification"
     return step.model or ""
 
 
@@ -91,6 +93,8 @@ def step_outcome(step: Step, width: int = 100) -> str:
         if step.detail.get("truncated"):
             text = f"[{step.detail.get('chars')} chars, truncated for the model] {text}"
         return shorten(text, width)
+    if step.type == "verification":
+        return shorten(f"{step.result}: {step.detail.get('reason') or ''}", width)
     if step.type == "decision":
         reasons = step.detail.get("reason") or step.detail.get("reasons") or step.detail.get("why")
         base = to_text(step.result)

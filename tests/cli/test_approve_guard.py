@@ -36,6 +36,18 @@ def _branches(root: Path) -> str:
 @pytest.fixture
 def awaiting(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
              capsys: pytest.CaptureFixture[str]) -> str:
+    return _awaiting(git_repo, tmp_path, monkeypatch, capsys)
+
+
+@pytest.fixture
+def awaiting_verified(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                      capsys: pytest.CaptureFixture[str]) -> str:
+    monkeypatch.setenv("REPOPILOT_VERIFY", "1")  # the suite turns verification off unless a test is about it
+    return _awaiting(git_repo, tmp_path, monkeypatch, capsys)
+
+
+def _awaiting(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+              capsys: pytest.CaptureFixture[str]) -> str:
     script = Script([READ, PROPOSE, FINAL])
     monkeypatch.setitem(PROVIDERS, "test", ProviderInfo(name="test", factory=lambda m, env: ScriptedModel(script)))
     monkeypatch.setenv("REPOPILOT_MODEL", "test:script")
@@ -108,6 +120,19 @@ def test_head_moved_since_the_proposal_needs_onto_current(git_repo: Path, awaiti
     assert main(["approve", awaiting, "--sha256", diff_sha256(FIX), "--onto-current"]) == 0
     head = _git(git_repo, "rev-parse", "HEAD").strip()
     assert _git(git_repo, "rev-parse", f"repopilot/{awaiting}^").strip() == head
+
+
+def test_a_verified_receipt_does_not_move_to_another_head(git_repo: Path, awaiting_verified: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    awaiting = awaiting_verified
+    assert load_trace(awaiting).proposal["receipt"]["outcome"] == "verified"  # type: ignore[index]
+    (git_repo / "NOTES.md").write_text("unreviewed\n")
+    _git(git_repo, "add", "NOTES.md")
+    _git(git_repo, "commit", "-qm", "an unreviewed commit")
+    assert main(["approve", awaiting, "--sha256", diff_sha256(FIX), "--onto-current"]) == 2
+    err = capsys.readouterr().err
+    assert "verification receipt was made on" in err and "nothing was applied" in err
+    assert _branches(git_repo) == ""
 
 
 def test_another_branch_at_the_same_commit_needs_onto_current(git_repo: Path, awaiting: str,
