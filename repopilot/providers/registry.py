@@ -1,13 +1,23 @@
-"""From `REPOPILOT_MODEL=provider:model` to an adapter. Adapters register a factory by provider name."""
+"""From `REPOPILOT_MODEL=provider:model` to an adapter. Adapters register a factory by provider name.
+
+The built-in providers are declared here as data (name, endpoint and key variables, default endpoint) and their
+adapter module is imported only when a model is made: reading the settings, or `repopilot diagnose` of a file,
+imports no adapter and no HTTP client."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..core import ConfigError, Model
+from ..core import ConfigError
 
-__all__ = ["PROVIDERS", "ProviderInfo", "provider_variables", "register", "resolve_model", "split_spec"]
+if TYPE_CHECKING:
+    from ..core import Model
+
+__all__ = ["PROVIDERS", "ProviderInfo", "default_endpoint", "provider_variables", "register", "resolve_model",
+           "split_spec"]
 
 # Variables every HTTP adapter reads (see http_client), besides its own endpoint and key.
 _COMMON_VARIABLES = ("REPOPILOT_MAX_RETRIES", "REPOPILOT_HTTP_TIMEOUT", "REPOPILOT_MAX_REPLY_BYTES",
@@ -32,6 +42,36 @@ PROVIDERS: dict[str, ProviderInfo] = {}
 
 def register(info: ProviderInfo) -> None:
     PROVIDERS[info.name] = info
+
+
+def _adapter(module: str, function: str) -> Callable[[str, Mapping[str, str]], Model]:
+    """A factory that imports its adapter module (and with it the HTTP client) when it is called."""
+
+    def factory(model: str, environ: Mapping[str, str]) -> Model:
+        made: Model = getattr(importlib.import_module(f"{__package__}.{module}"), function)(model, environ)
+        return made
+
+    return factory
+
+
+def default_endpoint(provider: str) -> str:
+    """The endpoint a built-in adapter uses when its variable is not set (the adapter reads it from here)."""
+    return PROVIDERS[provider].default_endpoint or ""
+
+
+for _info in (
+    ProviderInfo(name="openai", factory=_adapter("openai", "openai_model"), endpoint_var="OPENAI_BASE_URL",
+                 default_endpoint="https://api.openai.com/v1", key_var="OPENAI_API_KEY"),
+    ProviderInfo(name="anthropic", factory=_adapter("anthropic", "anthropic_model"),
+                 endpoint_var="ANTHROPIC_BASE_URL", default_endpoint="https://api.anthropic.com",
+                 key_var="ANTHROPIC_API_KEY"),
+    ProviderInfo(name="gemini", factory=_adapter("gemini", "gemini_model"), endpoint_var="GEMINI_BASE_URL",
+                 default_endpoint="https://generativelanguage.googleapis.com", key_var="GEMINI_API_KEY"),
+    ProviderInfo(name="ollama", factory=_adapter("ollama", "ollama_model"), endpoint_var="OLLAMA_HOST",
+                 default_endpoint="http://localhost:11434"),
+    ProviderInfo(name="scripted", factory=_adapter("demo", "demo_model")),
+):
+    register(_info)
 
 
 def _shown(text: str) -> str:
