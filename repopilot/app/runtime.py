@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 from ..ci.engine import default_scanner
-from ..ci.github_access import GitHubAccess
+from ..ci.runurl import GitHubAccess
 from ..ci.scanner import Scanner
 from ..core import Model, TraceRecorder, install_redactor, use_runs_dir
 from .settings import Settings

@@ -19,10 +19,11 @@ import httpx
 
 from ..core import REDACTED, ConfigError, GitHubAPIError, redact_text
 from ..core.retry import RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
-from .github_access import GitHubAccess
-from .runurl import DEFAULT_API_URL
+from .runurl import DEFAULT_API_URL, GitHubAccess
 
 __all__ = ["DEFAULT_API_URL", "GitHubAccess", "GitHubClient"]
+
+
 
 _API_VERSION = "2022-11-28"
 _REDIRECTS = {301, 302, 303, 307, 308}

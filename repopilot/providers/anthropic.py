@@ -26,7 +26,7 @@ from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicModel", "anthropic_model"]
 
-DEFAULT_BASE_URL = default_endpoint("anthropic")  # declared in the registry, which imports no adapter
+DEFAULT_BASE_URL = default_endpoint("anthropic")
 API_VERSION = "2023-06-01"
 # The API requires a cap on the reply; large enough for a diagnosis or a diff.
 DEFAULT_MAX_TOKENS = 4096

@@ -27,7 +27,7 @@ from .wire import fields_for, is_synthetic_id, iter_sse, new_call_id, parse_argu
 
 __all__ = ["DEFAULT_BASE_URL", "GeminiModel", "gemini_model", "gemini_schema"]
 
-DEFAULT_BASE_URL = default_endpoint("gemini")  # declared in the registry, which imports no adapter
+DEFAULT_BASE_URL = default_endpoint("gemini")
 _PLAIN_PART_KEYS = (frozenset({"text"}), frozenset({"functionCall"}))
 # JSON Schema keywords the `parameters` field (an OpenAPI subset) accepts.
 _SCHEMA_KEYS = frozenset({"type", "format", "description", "nullable", "enum", "items", "properties", "required",

@@ -26,7 +26,7 @@ from .wire import fields_for, iter_ndjson, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_HOST", "OllamaModel", "ollama_model"]
 
-DEFAULT_HOST = default_endpoint("ollama")  # declared in the registry, which imports no adapter
+DEFAULT_HOST = default_endpoint("ollama")
 _KNOWN_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls"})
 _KNOWN_CALL_KEYS = frozenset({"id", "function"})
 

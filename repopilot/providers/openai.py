@@ -28,7 +28,7 @@ from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIModel", "openai_model"]
 
-DEFAULT_BASE_URL = default_endpoint("openai")  # declared in the registry, which imports no adapter
+DEFAULT_BASE_URL = default_endpoint("openai")
 _KNOWN_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "function_call"})
 # Reply-only fields the API does not accept back on an input message.
 _REPLY_ONLY = frozenset({"annotations", "refusal", "audio"})

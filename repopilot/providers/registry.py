@@ -1,20 +1,12 @@
-"""From `REPOPILOT_MODEL=provider:model` to an adapter. Adapters register a factory by provider name.
-
-The built-in providers are declared here as data (name, endpoint and key variables, default endpoint) and their
-adapter module is imported only when a model is made: reading the settings, or `repopilot diagnose` of a file,
-imports no adapter and no HTTP client."""
+"""From `REPOPILOT_MODEL=provider:model` to an adapter. Adapters register a factory by provider name."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from ..core import ConfigError
-
-if TYPE_CHECKING:
-    from ..core import Model
+from ..core import ConfigError, Model
 
 __all__ = ["PROVIDERS", "ProviderInfo", "default_endpoint", "provider_variables", "register", "resolve_model",
            "split_spec"]
@@ -37,15 +29,9 @@ class ProviderInfo:
     key_var: str | None = None
 
 
-PROVIDERS: dict[str, ProviderInfo] = {}
-
-
-def register(info: ProviderInfo) -> None:
-    PROVIDERS[info.name] = info
-
-
 def _adapter(module: str, function: str) -> Callable[[str, Mapping[str, str]], Model]:
-    """A factory that imports its adapter module (and with it the HTTP client) when it is called."""
+    """A factory that imports its adapter (and with it the HTTP client) only when a model is asked for: reading
+    the settings, or diagnosing without a model, needs the providers' names and variables, not their code."""
 
     def factory(model: str, environ: Mapping[str, str]) -> Model:
         made: Model = getattr(importlib.import_module(f"{__package__}.{module}"), function)(model, environ)
@@ -54,12 +40,8 @@ def _adapter(module: str, function: str) -> Callable[[str, Mapping[str, str]], M
     return factory
 
 
-def default_endpoint(provider: str) -> str:
-    """The endpoint a built-in adapter uses when its variable is not set (the adapter reads it from here)."""
-    return PROVIDERS[provider].default_endpoint or ""
-
-
-for _info in (
+# The built-in adapters, declared once each: name, where the factory lives, and what it reads.
+PROVIDERS: dict[str, ProviderInfo] = {info.name: info for info in (
     ProviderInfo(name="openai", factory=_adapter("openai", "openai_model"), endpoint_var="OPENAI_BASE_URL",
                  default_endpoint="https://api.openai.com/v1", key_var="OPENAI_API_KEY"),
     ProviderInfo(name="anthropic", factory=_adapter("anthropic", "anthropic_model"),
@@ -70,8 +52,18 @@ for _info in (
     ProviderInfo(name="ollama", factory=_adapter("ollama", "ollama_model"), endpoint_var="OLLAMA_HOST",
                  default_endpoint="http://localhost:11434"),
     ProviderInfo(name="scripted", factory=_adapter("demo", "demo_model")),
-):
-    register(_info)
+)}
+
+
+def default_endpoint(name: str) -> str:
+    """The built-in default endpoint of provider `name` (the adapters read it from here: one place)."""
+    endpoint = PROVIDERS[name].default_endpoint
+    assert endpoint is not None, name
+    return endpoint
+
+
+def register(info: ProviderInfo) -> None:
+    PROVIDERS[info.name] = info
 
 
 def _shown(text: str) -> str:

@@ -1,6 +1,7 @@
-"""`repopilot diagnose FILE` imports what it runs: no HTTP client, model provider, OTLP exporter, pygments,
-repository tools, escalation or other commands (each command's module is imported only when that command runs;
-the providers' registry declares names and variables as data and imports an adapter only to make a model)."""
+"""`repopilot diagnose FILE` imports what it runs: no OTLP exporter, pygments, repository tools, escalation or
+other commands (each command's module is imported only when that command runs), and no HTTP client or model
+adapter: the providers' registry declares their names and variables as data, and `GitHubAccess` lives beside the
+run-URL parser. (httpx itself imports its own CLI, rich.progress and pygments with it.)"""
 
 from __future__ import annotations
 
@@ -11,13 +12,12 @@ import sys
 from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "go-build-error.log"
-FORBIDDEN = ("pygments", "opentelemetry", "repopilot.repo", "repopilot.cli.fix", "repopilot.cli.ask",
-             "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate",
-             # the HTTP client and what only a model or a run URL needs
-             "httpx", "ssl", "click", "repopilot.providers.http_client", "repopilot.providers.openai",
+FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopilot.providers.openai",
              "repopilot.providers.anthropic", "repopilot.providers.gemini", "repopilot.providers.ollama",
              "repopilot.providers.demo", "repopilot.ci.github_api", "repopilot.ci.github",
-             # the agent loop and the span exporters (no model, no OTEL_* variables)
+             "pygments", "opentelemetry", "repopilot.repo", "repopilot.cli.fix", "repopilot.cli.ask",
+             "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate",
+             # the agent loop, and the span exporters (no model, no OTEL_* variables)
              "repopilot.core.loop", "repopilot.telemetry.live", "repopilot.telemetry.otlp")
 
 _CHILD = """
