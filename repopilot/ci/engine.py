@@ -76,6 +76,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
         dropped = seen_in_baseline(baseline, candidates(res))
     diag = build_diagnosis(res, name=log.name, source=log.source, run_id=run_id_of(log.source), job=log.job,
                            catalog_version=_catalog(sc).version, dropped=dropped)
+    diag.step_name = log.failed_step
     apply_locator(diag, res, locator or default_model(), dropped)
     decide_category(diag, res)
     excerpt = build_excerpt(diag, token_budget)
@@ -146,8 +147,11 @@ def to_report(result: Result) -> DiagnosisReport:
         "file": f.file, "line": f.line, "column": f.column, "test": f.test, "package": f.package, "hint": f.hint,
         "repeats": f.repeats, "note": f.note} for f in d.failures]
     ex = result.excerpt
-    step = None if d.step is None else {"name": d.step.name, "line": d.step.header_line or None,
+    # The step's name as GitHub shows it (from the API or `gh run view`), else the command its header ran.
+    step = None if d.step is None else {"name": d.step_name or d.step.name, "line": d.step.header_line or None,
                                         "error_line": d.step.error_line, "exit_code": d.step.exit_code}
+    if step is None and d.step_name:
+        step = {"name": d.step_name}
     return DiagnosisReport.model_validate({
         "category": d.category, "decided_by": d.decided_by, "error_lines": d.error_lines, "failures": failures,
         "excerpt": {"ranges": ex.ranges, "tokens": ex.tokens, "text": ex.text, "folded": ex.folded},
