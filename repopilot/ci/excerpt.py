@@ -367,6 +367,6 @@ def _start(item: Item) -> int:
 
 def _header(diag: Diagnosis) -> str:
     where = f"{diag.name}: {diag.lines} lines"
-    if diag.step is not None and diag.step.name:
-        where += f"; failing step: {diag.step.name[:120]} (exit {diag.step.exit_code})"
+    if diag.step is not None and (diag.step_name or diag.step.name):
+        where += f"; failing step: {(diag.step_name or diag.step.name)[:120]} (exit {diag.step.exit_code})"
     return where
