@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         timeline,
     )
     from .models_info import models_in
-    from .receipts import OUTCOME_TEXT, receipt_lines, receipts_of
+    from .receipts import OUTCOME_TEXT, receipt_lines, receipt_markdown, receipts_of
     from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
     from .settings import Settings, load_settings
 
@@ -62,7 +62,7 @@ __getattr__ = lazy_exports(__name__, {
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
-    "receipts": ("OUTCOME_TEXT", "receipt_lines", "receipts_of"),
+    "receipts": ("OUTCOME_TEXT", "receipt_lines", "receipt_markdown", "receipts_of"),
     "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
                 "tool_bounds"),
     "settings": ("Settings", "load_settings"),
@@ -105,6 +105,7 @@ __all__ = [
     "parse_run_url",
     "read_report",
     "receipt_lines",
+    "receipt_markdown",
     "receipts_of",
     "reject_run",
     "report_github_run",

@@ -181,7 +181,8 @@ def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | N
     rec.step("approval", result="approved", detail={
         "decision": "approved", "who": who, "when": proposal.decided_at, "sha256": proposal.sha256,
         "tool_call_id": proposal.tool_call_id, "branch": applied.branch, "commit": applied.commit,
-        "base": applied.base, "files": applied.files, "branch_existed": applied.already})
+        "base": applied.base, "files": applied.files, "branch_existed": applied.already,
+        "verification": proposal.receipt.outcome if proposal.receipt else None})
     rec.finish("approved")
     return ApprovalOutcome(proposal, applied)
 

@@ -3,9 +3,11 @@ page and in the job summary. Plain lines; each client sanitises them as it print
 
 from __future__ import annotations
 
+import re
+
 from ..core import CommandRun, Receipt, RunTrace
 
-__all__ = ["OUTCOME_TEXT", "receipt_lines", "receipts_of"]
+__all__ = ["OUTCOME_TEXT", "receipt_lines", "receipt_markdown", "receipts_of"]
 
 OUTCOME_TEXT = {"verified": "VERIFIED", "still_failing": "STILL FAILING", "not_reproduced": "NOT REPRODUCED",
                 "could_not_run": "COULD NOT RUN", "blocked": "BLOCKED (weakens the checks)"}
@@ -60,3 +62,19 @@ def receipt_lines(receipt: Receipt) -> list[str]:
                  f"{receipt.duration_s:.2f}s; bound to diff sha256 {receipt.diff_sha256[:16]} on "
                  f"{receipt.base[:12] or '-'}")
     return lines
+
+
+def receipt_markdown(trace: RunTrace) -> str:
+    """The run's proposal and receipts for a job summary (Markdown): the lines in a fence no line can close."""
+    parts = [f"## RepoPilot fix run `{trace.run_id}`: {trace.status}"]
+    proposal = trace.proposal or {}
+    if proposal:
+        parts.append(f"Proposed diff sha256 `{proposal.get('sha256')}` ({', '.join(proposal.get('files') or [])})")
+    for number, call, receipt in receipts_of(trace):
+        lines = receipt_lines(receipt)
+        longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+        fence = "`" * max(3, longest + 1)
+        parts.append(f"Step {number} ({call}):\n\n{fence}text\n" + "\n".join(lines) + f"\n{fence}")
+    if len(parts) == 1 + bool(proposal):
+        parts.append("_No proposal was verified._")
+    return "\n\n".join(parts) + "\n"

@@ -24,6 +24,7 @@ from ..app import (
     approve_run,
     load_proposal,
     receipt_lines,
+    receipt_markdown,
     receipts_of,
     reject_run,
     resume_run,
@@ -33,6 +34,7 @@ from ..app import (
 from ..core import DEFAULT_MAX_STEPS, Proposal, RunError, RunTrace, UsageError, load_trace, redact_text
 from .console import diff_view, err, out
 from .context import settings_from
+from .github import write_summary
 from .render import render_text
 from .session import reporting
 
@@ -161,6 +163,9 @@ def fix(
                                        "network (off by default where the machine allows it)."),
     allow_weakening: bool = typer.Option(False, "--allow-weakening", help="Let through a proposal that skips, "
                                          "deletes or loosens tests or silences a check (it is still shown)."),
+    summary_file: Path | None = typer.Option(None, "--summary-file", envvar="GITHUB_STEP_SUMMARY",
+                                             help="Markdown file to append the proposal's receipt to (default "
+                                                  "$GITHUB_STEP_SUMMARY; none when unset)."),
 ) -> None:
     """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
     settings = settings_from(max_steps=max_steps, verify_cmd=verify_cmd, verify_setup=verify_setup,
@@ -169,6 +174,8 @@ def fix(
                              allow_weakening=True if allow_weakening else None)
     done = start_fix(source, settings, repo=repo, baseline=baseline, no_llm_diagnosis=no_llm_diagnosis,
                      observer=reporting, on_diagnosis=_show_diagnosis)
+    if summary_file is not None:
+        write_summary(summary_file, redact_text(receipt_markdown(done.trace)))
     _conclude(done, yes=yes)
 
 

@@ -28,7 +28,7 @@ from .console import err, out
 from .context import settings_from
 from .session import reporting
 
-__all__ = ["COMMENT_MARKER", "register"]
+__all__ = ["COMMENT_MARKER", "register", "write_summary"]
 _SUMMARY_LIMIT = 1024 * 1024 - 1024  # bytes; GitHub refuses larger step summaries (kept a little margin)
 
 github_app = typer.Typer(help="GitHub Actions integration: fetch run logs, report on a failed run.",
@@ -87,14 +87,14 @@ def report(
     except RepoPilotError as exc:
         # Say it where people look (the summary), then fail the step with the error's own exit code.
         if summary_file is not None:
-            _write_summary(summary_file, f"### RepoPilot\n\nThe diagnosis failed: {redact_text(str(exc))}\n")
+            write_summary(summary_file, f"### RepoPilot\n\nThe diagnosis failed: {redact_text(str(exc))}\n")
         raise
     if found.nothing_to_diagnose is not None:
-        _write_summary(summary_file, f"### RepoPilot\n\nNothing to diagnose: {found.nothing_to_diagnose}.\n")
+        write_summary(summary_file, f"### RepoPilot\n\nNothing to diagnose: {found.nothing_to_diagnose}.\n")
         err.print(f"repopilot: {found.nothing_to_diagnose}; nothing to report", markup=False)
         return
     markdown = found.render("markdown")
-    _write_summary(summary_file, markdown)
+    write_summary(summary_file, markdown)
     if annotations:
         sys.stdout.write(visible(found.render("github")))
         sys.stdout.flush()
@@ -108,7 +108,7 @@ def report(
                       f"{done.url}", markup=False)
 
 
-def _write_summary(summary_file: Path | None, markdown: str) -> None:
+def write_summary(summary_file: Path | None, markdown: str) -> None:
     markdown = visible(markdown)
     text = markdown if markdown.endswith("\n") else markdown + "\n"
     if len(text.encode()) > _SUMMARY_LIMIT:

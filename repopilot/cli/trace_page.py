@@ -17,6 +17,8 @@ from ..app import (
     budget_usage,
     format_duration,
     read_report,
+    receipt_lines,
+    receipts_of,
     run_span_ms,
     step_outcome,
     step_subject,
@@ -29,7 +31,7 @@ from .summary import format_cost
 __all__ = ["render_trace_page"]
 
 _FILTERS = (("all", "All"), ("llm_call", "Model calls"), ("tool", "Tools"), ("decision", "Decisions"),
-            ("approval", "Approvals"), ("error", "Errors"))
+            ("approval", "Approvals"), ("verification", "Verifications"), ("error", "Errors"))
 
 
 def _e(value: Any) -> str:
@@ -157,6 +159,16 @@ def _proposal(proposal: dict[str, Any]) -> str:
             + _diff(str(proposal.get("diff") or "")) + "</section>")
 
 
+def _verifications(trace: RunTrace) -> str:
+    """Each proposal's receipt: what ran to check it, what it showed, and the guard's result."""
+    receipts = receipts_of(trace)
+    if not receipts:
+        return ""
+    items = "".join(f'<h3>step {number} ({_e(call)}): {_e(r.outcome)}</h3>{_json_block(chr(10).join(receipt_lines(r)))}'
+                    for number, call, r in receipts)
+    return f'<section id="verification"><h2>Verification</h2>{items}</section>'
+
+
 def _errors(steps: list[Step]) -> str:
     failed = [s for s in steps if s.error]
     if not failed:
@@ -235,6 +247,7 @@ def render_trace_page(trace: RunTrace) -> str:
     body.append(_decisions(clean.steps))
     if clean.proposal:
         body.append(_proposal(clean.proposal))
+    body.append(_verifications(clean))
     body.append(_errors(clean.steps))
     if clean.answer:
         body.append(f'<section id="answer"><h2>Answer</h2>{_json_block(clean.answer)}</section>')

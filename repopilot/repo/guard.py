@@ -47,7 +47,9 @@ _ASSERT = re.compile(
     r"^\s*assert\b|\bassert\w*[!(]|\bassert_\w+|\bself\.assert\w+\(|\bAssert\.\w+\(|\bexpect\(|\bshould\b|"
     r"\bt\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\(|\brequire\.\w+\(|\bassert\.\w+\(|\b(ok|is|isnt|like|"
     r"unlike|is_deeply|cmp_ok)\s*\(|\[\s*\"?\$?(status|output)\b.*(-eq|==|=|!=)|\b(EXPECT|ASSERT)_\w+\(|"
-    r"\bCHECK\w*\(|^\s*\[\[?\s.*\]\]?\s*$|\btest\s+\S+\s+\{?[^}]*\}\s*-result\b|-result\s", re.I)
+    r"\bCHECK\w*\(|^\s*\[\[?\s.*\]\]?\s*$|\btest\s+\S+\s+\{?[^}]*\}\s*-result\b|-result\s|"
+    # In a test file, an `if` on a comparison is how Go (and hand-written runners) assert.
+    r"^\s*(}\s*else\s+)?if\s*\(?.*(==|!=|<=|>=|<|>|!\w|&&|\|\|).*\{\s*$", re.I)
 _TAUTOLOGY = re.compile(
     r"\bassert\s+(True|1|not\s+False)\b|assertTrue\(\s*(True|true|1)\s*\)|expect\(\s*true\s*\)|"
     r"\bassert!\(\s*true\s*\)|\bok\(\s*1\s*[,)]|\bpytest\.approx\(|toBeCloseTo\(|assertAlmostEqual\(|"

@@ -44,6 +44,22 @@ def test_the_receipt_is_shown_above_the_question_and_by_runs_show(git_repo: Path
     assert main(["runs", "show", "latest"]) == 0
     shown = capsys.readouterr().out
     assert "verification" in shown and "Verification: VERIFIED" in shown and "from: flag --verify-cmd" in shown
+    page = tmp_path / "run.html"
+    assert main(["trace", "export", "latest", "--html", str(page)]) == 0
+    html = page.read_text()
+    assert 'id="verification"' in html and "Verification: VERIFIED" in html and "guard: no weakening found" in html
+
+
+def test_the_receipt_goes_to_the_job_summary(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.cli.test_fix import FIX
+
+    monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: False)
+    summary = tmp_path / "summary.md"
+    assert _fix(git_repo, tmp_path, monkeypatch, [_propose("p1", FIX)], "--summary-file", str(summary)) == 3
+    text = summary.read_text()
+    assert "## RepoPilot fix run" in text and "awaiting_approval" in text
+    assert "```text\nVerification: VERIFIED" in text and "with the diff: exit 0" in text
 
 
 def test_a_refused_weakening_is_shown(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -114,3 +114,8 @@ def test_a_removed_line_that_looks_like_a_header_is_still_read_as_a_line() -> No
     diff = ("--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n@@ -1,3 +1,1 @@\n ctx\n"
             "--- separator\n-    assert add(2, 3) == 5\n")
     assert "assertion_removed" in {h.rule for h in check_weakening(diff).hits}
+
+
+def test_a_go_style_if_assertion_changed_is_a_hit() -> None:
+    diff = _diff("calc_test.go", ["\tif Add(2, 3) != 5 {"], ["\tif Add(2, 3) != -1 {"])
+    assert "assertion_changed" in {h.rule for h in check_weakening(diff).hits}
