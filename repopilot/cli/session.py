@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..core import Model, TraceRecorder
+from ..core import Model, TraceRecorder, UserError, load_trace
 from .console import err
 from .summary import print_summary, summary_line
 
@@ -56,7 +56,10 @@ def summaries(*, verbose: bool = False, quiet: bool = False) -> Iterator[None]:
 
 
 def _print_one(rec: TraceRecorder, *, verbose: bool, quiet: bool) -> None:
-    trace = rec.trace
+    try:  # as recorded now: an approval or rejection after the agent stopped changed its status
+        trace = load_trace(rec.trace.run_id, rec.path.parent)
+    except (OSError, UserError):
+        trace = rec.trace
     if not quiet:
         if verbose or trace.totals.model_calls or trace.model:
             print_summary(trace, rec.path)
