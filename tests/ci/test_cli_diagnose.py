@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ci"
 
 def test_the_bundled_example_is_behind_a_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diagnose", "--example"]) == 0
-    out, err = capsys.readouterr()
+    out = capsys.readouterr().out
     assert out.startswith("example: go-build-error.log")
     assert "build" in out and "credentials_test.go:88" in out and "hint:" in out
 

@@ -36,8 +36,9 @@ class Screen:
 
 
 def run_in_terminal(args: list[str], *, columns: int = 80, rows: int = 300, stdin: bytes | None = None,
-                    answers: tuple[tuple[str, bytes], ...] = (), env: dict[str, str] | None = None, cwd: Path | None = None,
-                    timeout: float = 60, python_args: tuple[str, ...] = ("-m", "repopilot.cli.main")) -> Screen:
+                    answers: tuple[tuple[str, bytes], ...] = (), env: dict[str, str] | None = None,
+                    cwd: Path | None = None, timeout: float = 60,
+                    python_args: tuple[str, ...] = ("-m", "repopilot.cli.main")) -> Screen:
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     full_env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(rows),
