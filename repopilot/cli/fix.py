@@ -36,7 +36,7 @@ from .console import diff_view, err, out
 from .context import settings_from
 from .github import write_summary
 from .render import render_text
-from .session import reporting
+from .session import reporting, summaries
 
 __all__ = ["register"]
 
@@ -166,17 +166,21 @@ def fix(
     summary_file: Path | None = typer.Option(None, "--summary-file", envvar="GITHUB_STEP_SUMMARY",
                                              help="Markdown file to append the proposal's receipt to (default "
                                                   "$GITHUB_STEP_SUMMARY; none when unset)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="The whole run summary, even without model calls."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary at the end."),
 ) -> None:
     """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
     settings = settings_from(max_steps=max_steps, verify_cmd=verify_cmd, verify_setup=verify_setup,
                              verify_timeout=verify_timeout, verify=False if no_verify else None,
                              verify_network=True if allow_network else None,
                              allow_weakening=True if allow_weakening else None)
-    done = start_fix(source, settings, repo=repo, baseline=baseline, no_llm_diagnosis=no_llm_diagnosis,
-                     observer=reporting, on_diagnosis=_show_diagnosis)
-    if summary_file is not None:
-        write_summary(summary_file, redact_text(receipt_markdown(done.trace)))
-    _conclude(done, yes=yes)
+    # The summary comes after the approval question: nothing stands between the diff and the y/N.
+    with summaries(verbose=verbose, quiet=quiet):
+        done = start_fix(source, settings, repo=repo, baseline=baseline, no_llm_diagnosis=no_llm_diagnosis,
+                         observer=reporting, on_diagnosis=_show_diagnosis)
+        if summary_file is not None:
+            write_summary(summary_file, redact_text(receipt_markdown(done.trace)))
+        _conclude(done, yes=yes)
 
 
 def approve(
@@ -229,14 +233,17 @@ def resume(
     yes: bool = typer.Option(False, "--yes", help="Approve a new proposal without asking."),
     allow_weakening: bool = typer.Option(False, "--allow-weakening", help="Let through a proposal that weakens "
                                          "the checks (it is still shown)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="The whole run summary, even without model calls."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary at the end."),
 ) -> None:
     """Continue a run from its trace: answered model turns and recorded tool results are not repeated."""
     settings = settings_from(allow_weakening=True if allow_weakening else None)
-    done = resume_run(run_id, settings, repo=repo, observer=reporting, on_diagnosis=_show_diagnosis)
-    if done.trace.command == "fix":
-        _conclude(done, yes=yes)
-    else:
-        out.print(redact_text(done.trace.answer or f"(no answer; status {done.trace.status})"), markup=False)
+    with summaries(verbose=verbose, quiet=quiet):
+        done = resume_run(run_id, settings, repo=repo, observer=reporting, on_diagnosis=_show_diagnosis)
+        if done.trace.command == "fix":
+            _conclude(done, yes=yes)
+        else:
+            out.print(redact_text(done.trace.answer or f"(no answer; status {done.trace.status})"), markup=False)
 
 
 def register(app: typer.Typer) -> None:
