@@ -62,12 +62,13 @@ def _show_proposal(proposal: Proposal) -> None:
     out.print(redact_text(proposal.explanation), markup=False)
     out.print("")
     out.print(diff_view(redact_text(proposal.diff)))
-    out.print(f"files: {', '.join(proposal.files)}", markup=False)
-    out.print(f"sha256: {proposal.sha256}", markup=False)
     if proposal.receipt is not None:
-        out.print("")
+        # Above the sha256, so nothing stands between the sha256 and the y/N question.
         for line in receipt_lines(proposal.receipt):
             out.print(redact_text(line), markup=False)
+        out.print("")
+    out.print(f"files: {', '.join(proposal.files)}", markup=False)
+    out.print(f"sha256: {proposal.sha256}", markup=False)
 
 
 def _show_refused(trace: RunTrace) -> None:
