@@ -1,44 +1,16 @@
-"""`repopilot diagnose [SOURCE]`: why did this CI run fail? Rules first; one model call only when they are unsure."""
+"""`repopilot diagnose [SOURCE]`: why did this CI run fail? Rules first; one model call only when they are unsure.
+
+The typer command; what it runs is `diagnose_run.run_diagnose`, which the quick path of `main` calls directly."""
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from importlib import resources
-
 import typer
 
-from ..app import DEFAULT_TOKEN_BUDGET, LogInput, diagnose, open_logs
-from ..core import InputError
-from .console import err, shown, stderr_is_terminal
-from .context import settings_from
-from .render import Format, renderer
-from .session import reporting
+from ..app import DEFAULT_TOKEN_BUDGET
+from .diagnose_run import EXAMPLE_LOG, run_diagnose
+from .render import Format
 
 __all__ = ["EXAMPLE_LOG", "diagnose_command", "register"]
-
-EXAMPLE_LOG = "go-build-error.log"
-_PROGRESS_BYTES = 20 * 1024 * 1024  # show a bar for logs at least this big, on a terminal
-
-
-def _example() -> LogInput:
-    data = (resources.files("repopilot.ci") / "examples" / EXAMPLE_LOG).read_bytes()  # small, bundled
-    return LogInput(name=f"example: {EXAMPLE_LOG}", open=lambda: io.BytesIO(data), size=len(data),
-                    source=f"example:{EXAMPLE_LOG}")
-
-
-@contextmanager
-def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
-    if not stderr_is_terminal() or (log.size or 0) < _PROGRESS_BYTES:
-        yield None
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)
-        yield lambda done: bar.update(task, completed=done)
 
 
 def diagnose_command(
@@ -53,22 +25,7 @@ def diagnose_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Text format: every failure and all its lines."),
 ) -> None:
     """Diagnose a failing CI log: category, causal lines, hint. Exit 0 when a diagnosis was produced."""
-    settings = settings_from(token_budget=token_budget)
-    if source is None:
-        err.print(f"repopilot: no SOURCE given; diagnosing the bundled example log {EXAMPLE_LOG} "
-                  "(pass a log file, '-', a .zip or a run URL)", markup=False)
-        inputs = [_example()]
-    else:
-        inputs = open_logs(source, settings)
-    base = None
-    if baseline is not None:
-        bases = open_logs(baseline, settings)
-        if len(bases) != 1:
-            raise InputError(f"--baseline must name one log; {baseline} holds {len(bases)}")
-        base = bases[0]
-    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=_progress,
-                       goal=f"diagnose {source or 'example:' + EXAMPLE_LOG}")
-    typer.echo(renderer(fmt, verbose=verbose)(reports), nl=False)
+    run_diagnose(source, baseline=baseline, fmt=fmt, no_llm=no_llm, token_budget=token_budget, verbose=verbose)
 
 
 def register(app: typer.Typer) -> None:

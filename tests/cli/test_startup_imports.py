@@ -18,7 +18,9 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              "pygments", "opentelemetry", "repopilot.repo", "repopilot.cli.fix", "repopilot.cli.ask",
              "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate",
              # the agent loop, and the span exporters (no model, no OTEL_* variables)
-             "repopilot.core.loop", "repopilot.telemetry.live", "repopilot.telemetry.otlp")
+             "repopilot.core.loop", "repopilot.telemetry.live", "repopilot.telemetry.otlp",
+             # the typer app: its common case is read by the quick path (cli/diagnose_run.py)
+             "typer", "repopilot.cli.app")
 
 _CHILD = """
 import json, sys

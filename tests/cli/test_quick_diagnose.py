@@ -1,0 +1,83 @@
+"""The quick path of `repopilot diagnose` (cli/diagnose_run.py): it reads the same options as the typer command,
+gives the same output, and leaves to typer everything it does not know for sure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from repopilot.cli import diagnose_run
+from repopilot.cli.app import build_app
+from repopilot.cli.main import main
+from repopilot.cli.render import Format
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ci"
+LOG = str(FIXTURES / "go-mod-fail.log")
+
+
+def test_it_reads_exactly_the_options_the_typer_command_declares() -> None:
+    group = typer.main.get_command(build_app("diagnose"))
+    command = group.commands["diagnose"]  # type: ignore[attr-defined]
+    flags = {o for p in command.params if getattr(p, "is_flag", False) for o in p.opts}
+    values = {o for p in command.params if getattr(p, "is_flag", None) is False for o in p.opts}
+    assert flags == set(diagnose_run.QUICK_FLAGS) and values == set(diagnose_run.QUICK_VALUES)
+    names = {p.name for p in command.params} - {"source"}
+    assert names == set(diagnose_run.QUICK_FLAGS.values()) | set(diagnose_run.QUICK_VALUES.values())
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["diagnose", "a.log"], {"source": "a.log"}),
+    (["--debug", "diagnose", "-", "-f", "json"], {"source": "-", "fmt": Format.json, "debug": True}),
+    (["diagnose", "--format=markdown", "--no-llm", "a.log", "-v", "--token-budget", "300", "--baseline", "b.log"],
+     {"source": "a.log", "fmt": Format.markdown, "no_llm": True, "verbose": True, "token_budget": 300,
+      "baseline": "b.log"}),
+])
+def test_the_common_case_is_read(argv: list[str], expected: dict[str, object]) -> None:
+    assert diagnose_run.quick_arguments(argv) == {"debug": False, "fmt": Format.text, **expected}
+
+
+@pytest.mark.parametrize("argv", [
+    ["diagnose"], ["diagnose", "--help"], ["diagnose", "a.log", "b.log"], ["diagnose", "a.log", "-f", "yaml"],
+    ["diagnose", "a.log", "--token-budget", "99"], ["diagnose", "a.log", "--token-budget", "x"],
+    ["diagnose", "a.log", "-fjson"], ["diagnose", "--", "a.log"], ["diagnose", "a.log", "--no-llm", "--no-llm"],
+    ["diagnose", "a.log", "--baseline", "--no-llm"], ["diagnose", "a.log", "--debug"], ["diagnose", "a.log", "-f"],
+    ["--version", "diagnose", "a.log"], ["runs"], [], ["diagnose", "a.log", "--no-llm=1"],
+])
+def test_anything_else_goes_to_typer(argv: list[str]) -> None:
+    assert diagnose_run.quick_arguments(argv) is None
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["diagnose", LOG, "--format", "json", "--no-llm"],
+    ["diagnose", LOG, "-v"],
+    ["diagnose", LOG, "-f", "github", "--token-budget", "200"],
+    ["diagnose", str(FIXTURES / "no-such.log"), "-f", "json"],
+])
+def test_the_quick_path_prints_what_typer_prints(argv: list[str], capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    quick = _run(argv, capsys)
+    monkeypatch.setattr(diagnose_run, "quick_arguments", lambda args: None)
+    typed = _run(argv, capsys)
+    if "json" in argv:  # each run has its own trace; the first fills the cache the second scans with
+        quick, typed = (_without_trace_id(r) for r in (quick, typed))
+    assert quick[0] == typed[0] and quick[1] == typed[1]
+    assert quick[2].split("run summary")[0] == typed[2].split("run summary")[0]
+
+
+def _without_trace_id(result: tuple[int, str, str]) -> tuple[int, str, str]:
+    code, out, err = result
+    if not out:
+        return result
+    report = json.loads(out)
+    report.pop("trace_run_id", None)
+    report.pop("engine", None)
+    return code, json.dumps(report), err
