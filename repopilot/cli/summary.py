@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from ..core import RunTrace, redact_text
-from .console import err, shown
+from ..core.sanitize import visible
+from .console import err, plain_stderr, shown
 
 __all__ = ["format_cost", "print_summary", "summary_lines"]
 
@@ -38,7 +40,14 @@ def summary_lines(trace: RunTrace, path: Path) -> list[tuple[str, str]]:
 
 
 def print_summary(trace: RunTrace, path: Path) -> None:
-    width = max(len(k) for k, _ in summary_lines(trace, path))
+    lines = summary_lines(trace, path)
+    width = max(len(k) for k, _ in lines)
+    if plain_stderr():  # what rich would print without styles, without importing it (start-up of a piped run)
+        text = "".join(f"{key.rjust(width)}  {visible(value, newlines=False)}".expandtabs() + "\n"
+                       for key, value in lines)
+        sys.stderr.write("──── run summary ────\n" + text)
+        sys.stderr.flush()
+        return
     err.print("[dim]──── run summary ────[/dim]")
-    for key, value in summary_lines(trace, path):
+    for key, value in lines:
         err.print(f"[dim]{key.rjust(width)}[/dim]  {shown(value)}")

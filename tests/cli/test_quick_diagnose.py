@@ -81,3 +81,35 @@ def _without_trace_id(result: tuple[int, str, str]) -> tuple[int, str, str]:
     report.pop("trace_run_id", None)
     report.pop("engine", None)
     return code, json.dumps(report), err
+
+
+# Not a value ending in a backslash: rich's `escape` doubles it (`C:\logs\` shows as `C:\logs\\`); the plain
+# path prints the value as it is.
+TRICKY = ["plain", "a\tb\tc", "[bold]x[/bold] [link=http://e.test]y[/link]", "back\\slash\\ here", ":smile: ünï 日本語",
+          "line\nbreak", "\x1b]0;title\x07 \x1b[2K\r", "  lead and trail  ", "x" * 300, "\u202eevil\u200b", "\\[dim]"]
+
+
+def test_the_plain_summary_is_what_rich_prints_on_a_pipe(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from repopilot.cli import summary
+
+    monkeypatch.setattr(summary, "summary_lines", lambda trace, path: [(f"k{i}", v) for i, v in enumerate(TRICKY)])
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    summary.print_summary(None, Path("t.json"))  # type: ignore[arg-type]
+    plain = capsys.readouterr().err
+    monkeypatch.setattr(summary, "plain_stderr", lambda: False)
+    summary.print_summary(None, Path("t.json"))  # type: ignore[arg-type]
+    assert plain == capsys.readouterr().err
+    assert plain.count("\n") == len(TRICKY) + 1 and "\x1b" not in plain
+
+
+def test_force_color_is_left_to_rich(monkeypatch: pytest.MonkeyPatch) -> None:
+    from repopilot.cli.console import plain_stderr
+
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    assert plain_stderr()
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert not plain_stderr()
