@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.syntax import Syntax
 
-__all__ = ["diff_view", "err", "out", "plain_stderr", "shown", "stderr_is_terminal", "stdout_is_terminal"]
+__all__ = ["diff_view", "err", "out", "plain_stderr", "shown", "stderr_is_terminal", "stdin_is_terminal",
+           "stdout_is_terminal"]
 
 
 class _Deferred:
@@ -67,6 +68,10 @@ def shown(text: object, *, newlines: bool = False) -> str:
 
 def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
+
+
+def stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
 
 
 def stderr_is_terminal() -> bool:

@@ -7,25 +7,31 @@ from __future__ import annotations
 import typer
 
 from ..app import DEFAULT_TOKEN_BUDGET
-from .diagnose_run import EXAMPLE_LOG, run_diagnose
+from .diagnose_run import EXAMPLE_LOG, NO_SOURCE, run_diagnose
 from .render import Format
 
-__all__ = ["EXAMPLE_LOG", "diagnose_command", "register"]
+__all__ = ["EXAMPLE_LOG", "NO_SOURCE", "diagnose_command", "register"]
 
 
 def diagnose_command(
-    source: str | None = typer.Argument(None, help="A log file, '-' for stdin, a run-logs .zip, or a run URL. "
-                                        "Without it, a bundled example log is diagnosed."),
+    source: str | None = typer.Argument(None, show_default=False,
+                                        help="A log file, '-' for stdin, a run-logs .zip, or a run URL. Without "
+                                             "it, a log piped to stdin is read."),
+    example: bool = typer.Option(False, "--example", help=f"Diagnose a real failing GitHub Actions log bundled "
+                                 f"with RepoPilot ({EXAMPLE_LOG}: no network, no model)."),
     baseline: str | None = typer.Option(None, "--baseline", help="The passing log of the same job: lines it "
                                         "also has are not candidates."),
     fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
     no_llm: bool = typer.Option(False, "--no-llm", help="Never call a model, even when the rules are unsure."),
     token_budget: int | None = typer.Option(None, "--token-budget", min=100, show_default=False,
                                             help=f"Token budget of the excerpt (default {DEFAULT_TOKEN_BUDGET})."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Text format: every failure and all its lines."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every failure and all its lines (text format), "
+                                 "and the whole run summary."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary after the diagnosis."),
 ) -> None:
     """Diagnose a failing CI log: category, causal lines, hint. Exit 0 when a diagnosis was produced."""
-    run_diagnose(source, baseline=baseline, fmt=fmt, no_llm=no_llm, token_budget=token_budget, verbose=verbose)
+    run_diagnose(source, example=example, baseline=baseline, fmt=fmt, no_llm=no_llm, token_budget=token_budget,
+                 verbose=verbose, quiet=quiet)
 
 
 def register(app: typer.Typer) -> None:

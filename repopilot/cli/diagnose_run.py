@@ -12,22 +12,26 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..app import LogInput, diagnose, open_logs
-from ..core import InputError
-from .console import err, shown, stderr_is_terminal
+from ..core import InputError, UsageError
+from .console import err, shown, stderr_is_terminal, stdin_is_terminal
 from .context import settings_from
 from .render import Format, renderer
-from .session import reporting
+from .session import reporting, summaries
 
-__all__ = ["EXAMPLE_LOG", "QUICK_FLAGS", "QUICK_VALUES", "quick_arguments", "run_diagnose"]
+if TYPE_CHECKING:
+    from ..app import Settings
+
+__all__ = ["EXAMPLE_LOG", "NO_SOURCE", "QUICK_FLAGS", "QUICK_VALUES", "quick_arguments", "run_diagnose"]
 
 EXAMPLE_LOG = "go-build-error.log"
 _PROGRESS_BYTES = 20 * 1024 * 1024  # show a bar for logs at least this big, on a terminal
 
 # The options the quick path reads (tests/cli/test_quick_diagnose.py holds them to the typer command's).
-QUICK_FLAGS = {"--no-llm": "no_llm", "--verbose": "verbose", "-v": "verbose"}
+QUICK_FLAGS = {"--no-llm": "no_llm", "--verbose": "verbose", "-v": "verbose", "--quiet": "quiet", "-q": "quiet",
+               "--example": "example"}
 QUICK_VALUES = {"--format": "fmt", "-f": "fmt", "--baseline": "baseline", "--token-budget": "token_budget"}
 _MIN_TOKEN_BUDGET = 100
 
@@ -91,16 +95,38 @@ def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
         yield lambda done: bar.update(task, completed=done)
 
 
-def run_diagnose(source: str | None, *, baseline: str | None = None, fmt: Format = Format.text,
-                 no_llm: bool = False, token_budget: int | None = None, verbose: bool = False) -> None:
-    """Diagnose SOURCE (None: the bundled example) and print the reports on stdout in `fmt`."""
-    settings = settings_from(token_budget=token_budget)
+NO_SOURCE = ("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL, or pipe a log in "
+             "(gh run view RUN --log-failed | repopilot diagnose); `repopilot diagnose --example` diagnoses a "
+             "failing log bundled with RepoPilot")
+
+
+def _inputs(source: str | None, example: bool, settings: Settings) -> tuple[list[LogInput], str]:
+    """The logs to diagnose and what the trace calls them. A piped stdin is read when no SOURCE is given (it is
+    what the person meant); a terminal's stdin is not, since nothing is coming."""
+    if example:
+        if source is not None:
+            raise UsageError(f"--example diagnoses the bundled log; drop it or the SOURCE {source!r}")
+        return [_example()], f"example:{EXAMPLE_LOG}"
     if source is None:
-        err.print(f"repopilot: no SOURCE given; diagnosing the bundled example log {EXAMPLE_LOG} "
-                  "(pass a log file, '-', a .zip or a run URL)", markup=False)
-        inputs = [_example()]
-    else:
-        inputs = open_logs(source, settings)
+        if stdin_is_terminal():
+            raise UsageError(NO_SOURCE)
+        source = "-"
+    return open_logs(source, settings), source
+
+
+def run_diagnose(source: str | None, *, example: bool = False, baseline: str | None = None,
+                 fmt: Format = Format.text, no_llm: bool = False, token_budget: int | None = None,
+                 verbose: bool = False, quiet: bool = False) -> None:
+    """Diagnose SOURCE (None: stdin when it is piped) or the bundled example, print the reports on stdout in
+    `fmt`, then the run summary on stderr."""
+    with summaries(verbose=verbose, quiet=quiet):
+        _diagnose(source, example, baseline, fmt, no_llm, token_budget, verbose)
+
+
+def _diagnose(source: str | None, example: bool, baseline: str | None, fmt: Format, no_llm: bool,
+              token_budget: int | None, verbose: bool) -> None:
+    settings = settings_from(token_budget=token_budget)
+    inputs, named = _inputs(source, example, settings)
     base = None
     if baseline is not None:
         bases = open_logs(baseline, settings)
@@ -108,6 +134,7 @@ def run_diagnose(source: str | None, *, baseline: str | None = None, fmt: Format
             raise InputError(f"--baseline must name one log; {baseline} holds {len(bases)}")
         base = bases[0]
     reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=_progress,
-                       goal=f"diagnose {source or 'example:' + EXAMPLE_LOG}")
+                       goal=f"diagnose {named}")
+    # What typer.echo did: the text, flushed (no ANSI codes to strip: the renderers style only on a terminal).
     sys.stdout.write(renderer(fmt, verbose=verbose)(reports))
     sys.stdout.flush()

@@ -9,7 +9,7 @@ from ..core import RunTrace, redact_text
 from ..core.sanitize import visible
 from .console import err, plain_stderr, shown
 
-__all__ = ["format_cost", "print_summary", "summary_lines"]
+__all__ = ["format_cost", "print_summary", "print_summary_line", "summary_line", "summary_lines"]
 
 
 def format_cost(cost: float | None) -> str:
@@ -39,6 +39,11 @@ def summary_lines(trace: RunTrace, path: Path) -> list[tuple[str, str]]:
     ]
 
 
+def summary_line(trace: RunTrace) -> str:
+    """The run in one line (runs without a model): its id, how it ended, how long it took."""
+    return (f"run {trace.run_id} · {trace.status} · {trace.totals.duration_ms / 1000:.2f}s · no model calls")
+
+
 def print_summary(trace: RunTrace, path: Path) -> None:
     lines = summary_lines(trace, path)
     width = max(len(k) for k, _ in lines)
@@ -51,3 +56,12 @@ def print_summary(trace: RunTrace, path: Path) -> None:
     err.print("[dim]──── run summary ────[/dim]")
     for key, value in lines:
         err.print(f"[dim]{key.rjust(width)}[/dim]  {shown(value)}")
+
+
+def print_summary_line(trace: RunTrace) -> None:
+    line = summary_line(trace)
+    if plain_stderr():  # as rich prints it on a pipe (its style is dim), without importing rich
+        sys.stderr.write(visible(line).expandtabs() + "\n")
+        sys.stderr.flush()
+    else:
+        err.print(line, markup=False, style="dim")

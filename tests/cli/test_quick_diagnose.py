@@ -34,6 +34,7 @@ def test_it_reads_exactly_the_options_the_typer_command_declares() -> None:
     (["diagnose", "--format=markdown", "--no-llm", "a.log", "-v", "--token-budget", "300", "--baseline", "b.log"],
      {"source": "a.log", "fmt": Format.markdown, "no_llm": True, "verbose": True, "token_budget": 300,
       "baseline": "b.log"}),
+    (["diagnose", "a.log", "-q"], {"source": "a.log", "quiet": True}),
 ])
 def test_the_common_case_is_read(argv: list[str], expected: dict[str, object]) -> None:
     assert diagnose_run.quick_arguments(argv) == {"debug": False, "fmt": Format.text, **expected}
@@ -44,7 +45,7 @@ def test_the_common_case_is_read(argv: list[str], expected: dict[str, object]) -
     ["diagnose", "a.log", "--token-budget", "99"], ["diagnose", "a.log", "--token-budget", "x"],
     ["diagnose", "a.log", "-fjson"], ["diagnose", "--", "a.log"], ["diagnose", "a.log", "--no-llm", "--no-llm"],
     ["diagnose", "a.log", "--baseline", "--no-llm"], ["diagnose", "a.log", "--debug"], ["diagnose", "a.log", "-f"],
-    ["--version", "diagnose", "a.log"], ["runs"], [], ["diagnose", "a.log", "--no-llm=1"],
+    ["--version", "diagnose", "a.log"], ["runs"], [], ["diagnose", "a.log", "--no-llm=1"], ["diagnose", "--example"],
 ])
 def test_anything_else_goes_to_typer(argv: list[str]) -> None:
     assert diagnose_run.quick_arguments(argv) is None
@@ -59,8 +60,9 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 @pytest.mark.parametrize("argv", [
     ["diagnose", LOG, "--format", "json", "--no-llm"],
     ["diagnose", LOG, "-v"],
-    ["diagnose", LOG, "-f", "github", "--token-budget", "200"],
+    ["diagnose", LOG, "-f", "github", "--token-budget", "200", "--quiet"],
     ["diagnose", str(FIXTURES / "no-such.log"), "-f", "json"],
+    ["diagnose", LOG, "--example"],
 ])
 def test_the_quick_path_prints_what_typer_prints(argv: list[str], capsys: pytest.CaptureFixture[str],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,7 +72,13 @@ def test_the_quick_path_prints_what_typer_prints(argv: list[str], capsys: pytest
     if "json" in argv:  # each run has its own trace; the first fills the cache the second scans with
         quick, typed = (_without_trace_id(r) for r in (quick, typed))
     assert quick[0] == typed[0] and quick[1] == typed[1]
-    assert quick[2].split("run summary")[0] == typed[2].split("run summary")[0]
+    assert _stable(quick[2]) == _stable(typed[2])
+
+
+def _stable(err: str) -> list[str]:
+    # The summary names each run's own id, duration and trace.
+    return [line for line in err.splitlines() if not line.startswith(("run ", "──── run summary"))
+            and not line.lstrip().startswith(("run ", "duration ", "trace "))]
 
 
 def _without_trace_id(result: tuple[int, str, str]) -> tuple[int, str, str]:
@@ -102,6 +110,20 @@ def test_the_plain_summary_is_what_rich_prints_on_a_pipe(capsys: pytest.CaptureF
     summary.print_summary(None, Path("t.json"))  # type: ignore[arg-type]
     assert plain == capsys.readouterr().err
     assert plain.count("\n") == len(TRICKY) + 1 and "\x1b" not in plain
+
+
+def test_the_plain_summary_line_is_what_rich_prints_on_a_pipe(capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from repopilot.cli import summary
+
+    monkeypatch.setattr(summary, "summary_line", lambda trace: "run x\t· [bold]y[/bold] · \x1b[2K·")
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    summary.print_summary_line(None)  # type: ignore[arg-type]
+    plain = capsys.readouterr().err
+    monkeypatch.setattr(summary, "plain_stderr", lambda: False)
+    summary.print_summary_line(None)  # type: ignore[arg-type]
+    assert plain == capsys.readouterr().err and "[bold]" in plain and "\x1b" not in plain
 
 
 def test_force_color_is_left_to_rich(monkeypatch: pytest.MonkeyPatch) -> None:
