@@ -3,42 +3,27 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from importlib import resources
 
 import typer
 
 from ..app import DEFAULT_TOKEN_BUDGET, LogInput, diagnose, open_logs
 from ..core import InputError
-from .console import err, shown, stderr_is_terminal
+from .console import err
 from .context import settings_from
+from .progress import download_bar, scan_bar
 from .render import Format, renderer
 from .session import reporting
 
 __all__ = ["EXAMPLE_LOG", "diagnose_command", "register"]
 
 EXAMPLE_LOG = "go-build-error.log"
-_PROGRESS_BYTES = 20 * 1024 * 1024  # show a bar for logs at least this big, on a terminal
 
 
 def _example() -> LogInput:
     data = (resources.files("repopilot.ci") / "examples" / EXAMPLE_LOG).read_bytes()  # small, bundled
     return LogInput(name=f"example: {EXAMPLE_LOG}", open=lambda: io.BytesIO(data), size=len(data),
                     source=f"example:{EXAMPLE_LOG}")
-
-
-@contextmanager
-def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
-    if not stderr_is_terminal() or (log.size or 0) < _PROGRESS_BYTES:
-        yield None
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)
-        yield lambda done: bar.update(task, completed=done)
 
 
 def diagnose_command(
@@ -59,14 +44,15 @@ def diagnose_command(
                   "(pass a log file, '-', a .zip or a run URL)", markup=False)
         inputs = [_example()]
     else:
-        inputs = open_logs(source, settings)
+        with download_bar() as on_download:
+            inputs = open_logs(source, settings, on_download=on_download)
     base = None
     if baseline is not None:
         bases = open_logs(baseline, settings)
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log; {baseline} holds {len(bases)}")
         base = bases[0]
-    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=_progress,
+    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=scan_bar,
                        goal=f"diagnose {source or 'example:' + EXAMPLE_LOG}")
     typer.echo(renderer(fmt, verbose=verbose)(reports), nl=False)
 

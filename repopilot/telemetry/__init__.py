@@ -3,11 +3,10 @@
 Imports `repopilot.core` only; the OpenTelemetry SDK (the `otel` extra) is imported lazily, inside `otlp`
 and `live`, when a span is about to be sent."""
 
-from .live import LiveSpanExporter, attach_live_exporters, live_export_enabled
-from .otlp import INSTALL_HINT, export_trace, traces_url
-from .spans import SpanPlan, capture_content_from_env, plan_spans
+from .live import attach_live_exporters
+from .otlp import export_trace, traces_url
+from .spans import capture_content_from_env, plan_spans
 from .timeline import (
-    TimedStep,
     budget_usage,
     format_duration,
     run_span_ms,
@@ -18,16 +17,11 @@ from .timeline import (
 )
 
 __all__ = [
-    "INSTALL_HINT",
-    "LiveSpanExporter",
-    "SpanPlan",
-    "TimedStep",
     "attach_live_exporters",
     "budget_usage",
     "capture_content_from_env",
     "export_trace",
     "format_duration",
-    "live_export_enabled",
     "plan_spans",
     "run_span_ms",
     "shorten",
