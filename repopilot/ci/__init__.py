@@ -11,26 +11,26 @@ from ..core.lazy import lazy_exports
 if TYPE_CHECKING:
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
-    from .github import DownloadReport, NoFailedJobs, failed_jobs, github_log_inputs
+    from .github import NoFailedJobs, failed_jobs, github_log_inputs
     from .github_api import GitHubClient
     from .render import RENDERERS, Renderer, split_lines
     from .report import DiagnosisReport, ReportFailure, ReportLine, read_report, report_schema
     from .runurl import GitHubAccess, RunRef, is_run_url, parse_run_url
     from .scanner import Scanner
-    from .sources import MAX_STDIN_BYTES, LogInput, open_sources
+    from .sources import MAX_STDIN_BYTES, DownloadReport, LogInput, open_sources
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
     "engine": ("default_scanner", "diagnose_input", "diagnose_source"),
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
-    "github": ("DownloadReport", "NoFailedJobs", "failed_jobs", "github_log_inputs"),
+    "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
     "github_api": ("GitHubClient",),
     "render": ("RENDERERS", "Renderer", "split_lines"),
     "report": ("DiagnosisReport", "ReportFailure", "ReportLine", "read_report", "report_schema"),
     "runurl": ("GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
     "scanner": ("Scanner",),
-    "sources": ("MAX_STDIN_BYTES", "LogInput", "open_sources"),
+    "sources": ("MAX_STDIN_BYTES", "DownloadReport", "LogInput", "open_sources"),
 })
 
 __all__ = [

@@ -11,16 +11,15 @@ from __future__ import annotations
 import logging
 import tempfile
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..core import GitHubAPIError, InputError, RunError
 from .github_api import GitHubAccess, GitHubClient
 from .runurl import RunRef, parse_run_url
-from .sources import LogInput
+from .sources import DownloadReport, LogInput
 
-__all__ = ["FAILED_CONCLUSIONS", "DownloadReport", "NoFailedJobs", "failed_jobs", "failed_step", "github_log_inputs"]
+__all__ = ["FAILED_CONCLUSIONS", "NoFailedJobs", "failed_jobs", "failed_step", "github_log_inputs"]
 
 # `cancelled` is left out: a cancelled job usually only shows that another one failed first.
 FAILED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
@@ -114,10 +113,6 @@ def _log_input(path: Path, ref: RunRef, job: dict[str, Any], source: str, store:
     return LogInput(name=f"{ref.slug} run {ref.run_id} job {job.get('id')}", open=open_log,
                     size=path.stat().st_size, source=source, job=name if isinstance(name, str) else None,
                     failed_step=failed_step(job))
-
-
-# Hears of a log download: job id, label, bytes so far, total bytes (None: not announced).
-DownloadReport = Callable[[int, str, int, int | None], None]
 
 
 def _quiet(_key: int, _label: str, _done: int, _total: int | None) -> None:

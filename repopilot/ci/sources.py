@@ -21,10 +21,13 @@ from ..core import InputError
 from .runurl import parse_run_url
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
-    from .github import DownloadReport
     from .runurl import GitHubAccess
 
-__all__ = ["LogInput", "check_text", "open_sources"]
+__all__ = ["DownloadReport", "LogInput", "check_text", "open_sources"]
+
+# Hears of a log download: job id, label, bytes so far, total bytes (None: not announced). Declared here, not
+# beside the downloader, so that naming the type does not import the HTTP client.
+DownloadReport = Callable[[int, str, int, int | None], None]
 
 _SNIFF = 8192
 _CHUNK = 1 << 20
