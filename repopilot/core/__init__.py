@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .model import Model, TextCallback
+    from .receipt import FailingCommand, GuardHit, GuardResult
     from .retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
     from .tools import Tool, ToolContext, ToolRegistry, tool
     from .trace import (
@@ -70,6 +71,7 @@ __getattr__ = lazy_exports(__name__, {
         "Usage", "UserMessage"
     ),
     "model": ("Model", "TextCallback"),
+    "receipt": ("FailingCommand", "GuardHit", "GuardResult"),
     "retry": ("RETRYABLE_STATUS", "RetriesExhausted", "Retry", "RetryPolicy", "parse_retry_after", "retry_call"),
     "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
     "trace": (
@@ -91,7 +93,10 @@ __all__ = [
     "ConfigError",
     "DeadlineExceeded",
     "EndRun",
+    "FailingCommand",
     "GitHubAPIError",
+    "GuardHit",
+    "GuardResult",
     "InputError",
     "Message",
     "Model",
