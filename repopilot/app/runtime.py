@@ -9,7 +9,6 @@ from typing import Any
 
 from ..ci import GitHubAccess, Scanner, default_scanner
 from ..core import Model, TraceRecorder, install_redactor, use_runs_dir
-from ..telemetry import attach_live_exporters
 from .settings import Settings
 
 __all__ = ["Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
@@ -61,6 +60,9 @@ def _no_observer(rec: TraceRecorder, model: Model | None) -> AbstractContextMana
 def observed(rec: TraceRecorder, model: Model | None, settings: Settings,
              observer: Observer | None) -> Iterator[None]:
     """Live OTLP export when configured, and the client's observer, around a traced run."""
-    attach_live_exporters(rec, model, settings.otel_env)
+    if model is not None or settings.otel_env:  # the span exporters are imported only when there is one to feed
+        from ..telemetry import attach_live_exporters
+
+        attach_live_exporters(rec, model, settings.otel_env)
     with (observer or _no_observer)(rec, model):
         yield
