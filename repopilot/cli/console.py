@@ -44,6 +44,14 @@ class _Deferred:
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._console(), name, value)
 
+    # Special methods are looked up on the type, not through __getattr__: rich's live displays (progress bars,
+    # spinners) enter the console as a context.
+    def __enter__(self) -> Console:
+        return self._console().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._console().__exit__(*exc)
+
 
 # No emoji codes: log lines and paths are printed as they are (`/etc/passwd`'s `list:x:38` is not `list❌38`).
 out = cast("Console", _Deferred(soft_wrap=True, highlight=False, emoji=False))

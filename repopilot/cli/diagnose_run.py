@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..app import LogInput, diagnose, open_logs
 from ..core import InputError, UsageError
-from .console import err, shown, stderr_is_terminal, stdin_is_terminal
+from .console import stdin_is_terminal
 from .context import settings_from
+from .progress import download_bar, scan_bar
 from .render import Format, renderer
 from .session import reporting, summaries
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["EXAMPLE_LOG", "NO_SOURCE", "QUICK_FLAGS", "QUICK_VALUES", "quick_arguments", "run_diagnose"]
 
 EXAMPLE_LOG = "go-build-error.log"
-_PROGRESS_BYTES = 20 * 1024 * 1024  # show a bar for logs at least this big, on a terminal
 
 # The options the quick path reads (tests/cli/test_quick_diagnose.py holds them to the typer command's).
 QUICK_FLAGS = {"--no-llm": "no_llm", "--verbose": "verbose", "-v": "verbose", "--quiet": "quiet", "-q": "quiet",
@@ -82,19 +80,6 @@ def _example() -> LogInput:
                     source=f"example:{EXAMPLE_LOG}")
 
 
-@contextmanager
-def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
-    if not stderr_is_terminal() or (log.size or 0) < _PROGRESS_BYTES:
-        yield None
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)
-        yield lambda done: bar.update(task, completed=done)
-
-
 NO_SOURCE = ("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL, or pipe a log in "
              "(gh run view RUN --log-failed | repopilot diagnose); `repopilot diagnose --example` diagnoses a "
              "failing log bundled with RepoPilot")
@@ -111,7 +96,8 @@ def _inputs(source: str | None, example: bool, settings: Settings) -> tuple[list
         if stdin_is_terminal():
             raise UsageError(NO_SOURCE)
         source = "-"
-    return open_logs(source, settings), source
+    with download_bar() as on_download:
+        return open_logs(source, settings, on_download=on_download), source
 
 
 def run_diagnose(source: str | None, *, example: bool = False, baseline: str | None = None,
@@ -133,7 +119,7 @@ def _diagnose(source: str | None, example: bool, baseline: str | None, fmt: Form
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log; {baseline} holds {len(bases)}")
         base = bases[0]
-    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=_progress,
+    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=scan_bar,
                        goal=f"diagnose {named}")
     # What typer.echo did: the text, flushed (no ANSI codes to strip: the renderers style only on a terminal).
     sys.stdout.write(renderer(fmt, verbose=verbose)(reports))

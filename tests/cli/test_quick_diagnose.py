@@ -135,3 +135,21 @@ def test_force_color_is_left_to_rich(monkeypatch: pytest.MonkeyPatch) -> None:
     assert plain_stderr()
     monkeypatch.setenv("FORCE_COLOR", "1")
     assert not plain_stderr()
+
+
+def test_a_deferred_console_serves_rich_live_displays() -> None:
+    import io
+
+    from rich.progress import Progress
+
+    from repopilot.cli.console import _Deferred
+
+    buffer = io.StringIO()
+    console = _Deferred(file=buffer, force_terminal=True, width=80, highlight=False)
+    with Progress(console=console, transient=True) as bar:  # type: ignore[arg-type]
+        task = bar.add_task("scanning \x1b]0;title\x07", total=10)
+        bar.update(task, completed=10)
+    with console.status("waiting"):  # type: ignore[attr-defined]
+        console.print("inside \x1b[2K", markup=False)  # type: ignore[attr-defined]
+    written = buffer.getvalue()
+    assert "inside ␛[2K" in written and "\x1b]0;" not in written
