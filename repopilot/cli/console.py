@@ -28,6 +28,7 @@ class _Deferred:
     def __init__(self, **options: Any) -> None:
         object.__setattr__(self, "_options", options)
         object.__setattr__(self, "_made", None)
+        object.__setattr__(self, "_before", {})
 
     def _console(self) -> Console:
         made = object.__getattribute__(self, "_made")
@@ -42,7 +43,17 @@ class _Deferred:
         return getattr(self._console(), name)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self._console(), name, value)
+        console = self._console()
+        # The value before the first change, which `del` puts back: pytest's monkeypatch undoes a change to an
+        # attribute this object does not hold itself by deleting it.
+        object.__getattribute__(self, "_before").setdefault(name, getattr(console, name))
+        setattr(console, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        before = object.__getattribute__(self, "_before")
+        if name not in before:
+            raise AttributeError(name)
+        setattr(self._console(), name, before.pop(name))
 
     # Special methods are looked up on the type, not through __getattr__: rich's live displays (progress bars,
     # spinners) enter the console as a context.
