@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
+from ..ci.fingerprint import short_fingerprint
 from ..ci.render import Renderer, split_lines
 from ..ci.report import ReportLine
 from ..core.lazy import lazy_exports
@@ -108,6 +109,7 @@ __all__ = [
     "run_span_ms",
     "scanner_for",
     "seed_messages",
+    "short_fingerprint",
     "shorten",
     "split_lines",
     "start_fix",

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..core.sanitize import json_visible, visible
+from .fingerprint import short_fingerprint
 from .report import DiagnosisReport
 
 __all__ = ["MAX_ANNOTATIONS", "RENDERERS", "Renderer", "render_github", "render_json", "render_markdown"]
@@ -36,10 +37,11 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
             out.append(f"\n> {_md(report.summary)}")
         if failures:
             out.append("")
-            out.append("| rule | category | where | message |")
-            out.append("|---|---|---|---|")
+            out.append("| rule | category | where | message | fingerprint |")
+            out.append("|---|---|---|---|---|")
             for f in failures[:10]:
-                out.append(f"| `{f.rule}` | {f.category} | {_md(f.where()) or '-'} | {_md(f.message[:120])} |")
+                out.append(f"| `{f.rule}` | {f.category} | {_md(f.where()) or '-'} | {_md(f.message[:120])} "
+                           f"| `{short_fingerprint(f.fingerprint)}` |")
         for f in failures[:3]:
             out.append("")
             out.append(f"<details><summary><code>{_html(f.rule)}</code>: {_html(f.message[:100])}</summary>")
@@ -108,7 +110,8 @@ def render_github(reports: Sequence[DiagnosisReport]) -> str:
             body = f.message
             if f.hint:
                 body += f"\nHint: {f.hint}"
-            body += f"\n(log {report.name()}, line {f.lines[0].line if f.lines else '?'})"
+            body += (f"\n(log {report.name()}, line {f.lines[0].line if f.lines else '?'}; "
+                     f"fingerprint {short_fingerprint(f.fingerprint)})")
             out.append(f"::error {','.join(props)}::{_escape_data(body)}")
     return "\n".join(out[:MAX_ANNOTATIONS]) + ("\n" if out else "")
 

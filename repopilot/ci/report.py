@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .fingerprint import CONSEQUENCES, identifies
+from .fingerprint import fingerprint as failure_fingerprint
 
 __all__ = ["Category", "DecidedBy", "DiagnosisReport", "ExcerptInfo", "FailingStep", "ReportFailure", "ReportLine",
            "read_report", "report_schema"]
@@ -58,6 +61,17 @@ class ReportFailure(BaseModel):
     hint: str | None = None
     repeats: int = 1
     note: str = ""
+    # The failure's stable identity (ci/fingerprint.py): filled in when a report is made or read, so reports
+    # recorded before fingerprints existed get the same one as a fresh diagnosis of the same failure.
+    fingerprint: str = ""
+
+    @model_validator(mode="after")
+    def _identify(self) -> ReportFailure:
+        if not self.fingerprint:
+            self.fingerprint = failure_fingerprint(rule=self.rule, category=self.category, message=self.message,
+                                                   file=self.file, test=self.test,
+                                                   lines=[item.text for item in self.lines])
+        return self
 
     def where(self) -> str:
         """`file:line`, `file`, or "" when the failure names no file."""
@@ -127,6 +141,12 @@ class DiagnosisReport(BaseModel):
     def causal_failures(self) -> list[ReportFailure]:
         """The failures that explain the job, or the best one when none is causal."""
         return [f for f in self.failures if f.causal] or self.failures[:1]
+
+    def identifying_failures(self) -> list[ReportFailure]:
+        """The causal failures that say what failed, for history and attribution: not the runner's "exit code 1"
+        trailer, nor a caret line, nor a consequence (make's "recipe failed") when something more specific is."""
+        causal = [f for f in self.causal_failures() if identifies(f.message)] or self.causal_failures()
+        return [f for f in causal if f.rule not in CONSEQUENCES] or causal
 
 
 _REPORT_EMPTY: dict[str, Any] = {"failing_step": None, "escalation_reason": None, "summary": None, "hint": None,
