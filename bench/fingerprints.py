@@ -132,13 +132,15 @@ def gcc_assert(d: Path, rng: random.Random) -> tuple[dict[str, str], list[list[s
 
 
 def javac_symbol(d: Path, rng: random.Random) -> tuple[dict[str, str], list[list[str]]]:
-    src = "public class App {\n    public static void main(String[] a) {\n        System.out.println(sizee);\n    }\n}\n"
+    src = ("public class App {\n    public static void main(String[] a) {\n"
+           "        System.out.println(sizee);\n    }\n}\n")
     return {"App.java": src}, [["javac", "App.java"]]
 
 
 def java_npe(d: Path, rng: random.Random) -> tuple[dict[str, str], list[list[str]]]:
     src = ("import java.util.*;\npublic class Main {\n    static Map<String, String> conf = new HashMap<>();\n"
-           f"    public static void main(String[] a) {{\n        System.out.println(\"seed \" + {rng.randint(1, 10**6)});\n"
+           "    public static void main(String[] a) {\n"
+           f"        System.out.println(\"seed \" + {rng.randint(1, 10**6)});\n"
            "        System.out.println(conf.get(\"url\").length());\n    }\n}\n")
     return {"Main.java": src}, [["java", "Main.java"]]
 
@@ -149,14 +151,16 @@ def rust_mismatch(d: Path, rng: random.Random) -> tuple[dict[str, str], list[lis
 
 
 def rust_panic(d: Path, rng: random.Random) -> tuple[dict[str, str], list[list[str]]]:
-    tests = [f"    #[test]\n    fn ok_{i}() {{ std::thread::sleep(std::time::Duration::from_millis({rng.randint(1, 20)})); }}"
-             for i in range(3)] + ["    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 5); }"]
+    tests = [f"    #[test]\n    fn ok_{i}() {{ std::thread::sleep(std::time::Duration::from_millis("
+             f"{rng.randint(1, 20)})); }}" for i in range(3)]
+    tests.append("    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 5); }")
     src = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(test)]\nmod tests {\n" + _shuffled(rng, tests) + "}\n"
     return {"lib.rs": src}, [["rustc", "--edition", "2021", "--test", "-o", "t", "lib.rs"], ["./t"]]
 
 
 def perl_die(d: Path, rng: random.Random) -> tuple[dict[str, str], list[list[str]]]:
-    src = f"use strict;\nmy $conf = '{d}/app-{rng.randint(0, 10**6)}.conf';\nopen(my $fh, '<', $conf) or die \"cannot open $conf: $!\";\n"
+    src = (f"use strict;\nmy $conf = '{d}/app-{rng.randint(0, 10**6)}.conf';\n"
+           "open(my $fh, '<', $conf) or die \"cannot open $conf: $!\";\n")
     return {"run.pl": src}, [["perl", "run.pl"]]
 
 
@@ -168,7 +172,8 @@ def perl_prove(d: Path, rng: random.Random) -> tuple[dict[str, str], list[list[s
 def go_test(d: Path, rng: random.Random) -> tuple[dict[str, str], list[list[str]]]:
     src = ("package calc\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\n"
            f"func TestOk(t *testing.T) {{ time.Sleep({rng.randint(1, 30)} * time.Millisecond) }}\n\n"
-           "func TestDiv(t *testing.T) {\n\tif got := 7 / 2; got != 4 {\n\t\tt.Fatalf(\"div: got %d, want 4\", got)\n\t}\n}\n")
+           "func TestDiv(t *testing.T) {\n\tif got := 7 / 2; got != 4 {\n"
+           "\t\tt.Fatalf(\"div: got %d, want 4\", got)\n\t}\n}\n")
     return ({"go.mod": "module example.com/calc\n\ngo 1.19\n", "calc_test.go": src},
             [["go", "test", "-count=1", f"-shuffle={rng.randint(1, 10**6)}", "./..."]])
 

@@ -14,7 +14,8 @@ import hashlib
 import re
 from collections.abc import Sequence
 
-__all__ = ["FINGERPRINT_VERSION", "fingerprint", "normalise_message", "normalise_path", "CONSEQUENCES", "identifies", "normalise_test", "short_fingerprint"]
+__all__ = ["CONSEQUENCES", "FINGERPRINT_VERSION", "fingerprint", "identifies", "normalise_message", "normalise_path",
+           "normalise_test", "short_fingerprint"]
 
 FINGERPRINT_VERSION = "1"
 _LENGTH = 16  # hex digits: 64 bits, so distinct failures never meet by chance
@@ -57,13 +58,11 @@ _WORKSPACES = re.compile(
 # Numbers standing alone (not part of a word such as `E0308`, `TS2345`, `py311`, `utf8`).
 _NUMBER = re.compile(r"(?<![A-Za-z_<])[-+]?\d+(?:[.,]\d+)*(?![A-Za-z_>])")
 _SPACE = re.compile(r"\s+")
-# An ANSI colour or cursor sequence: terminals differ, the failure does not.
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def normalise_message(text: str) -> str:
     """The message with everything that varies between runs of the same failure masked."""
-    text = _ANSI.sub("", text)
+    # (Colour codes are gone already: messages are made from the log reader's clean lines, ci/lines.py.)
     for pattern, replacement in _MASKS:
         text = pattern.sub(replacement, text)
     text = _workspace_paths(text)
@@ -110,8 +109,8 @@ def fingerprint(*, rule: str, category: str, message: str, file: str | None = No
         context = "\x1e".join(sorted({normalise_message(t) for t in lines[:_CONTEXT_LINES]} - {""}))
     # The locator's category is the verdict's guess for the whole log (it may change with the steps around);
     # a rule's category is the rule's own.
-    parts = (FINGERPRINT_VERSION, rule, "" if rule == LOCATOR else category, normalise_message(message), normalise_path(file),
-             normalise_test(test), context)
+    parts = (FINGERPRINT_VERSION, rule, "" if rule == LOCATOR else category, normalise_message(message),
+             normalise_path(file), normalise_test(test), context)
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", "backslashreplace")).hexdigest()[:_LENGTH]
 
 
