@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .memory import HistoryListing, RunContext, list_recurring, prune_history, remember
     from .models_info import models_in
     from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
     from .settings import Settings, load_settings
@@ -61,6 +62,7 @@ __getattr__ = lazy_exports(__name__, {
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "memory": ("HistoryListing", "RunContext", "list_recurring", "prune_history", "remember"),
     "models_info": ("models_in",),
     "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
                 "tool_bounds"),
@@ -76,12 +78,14 @@ __all__ = [
     "DiagnosisReport",
     "FixOutcome",
     "GitHubRunReport",
+    "HistoryListing",
     "LogInput",
     "Observer",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "RunContext",
     "Settings",
     "apply_settings",
     "approve_run",
@@ -94,6 +98,7 @@ __all__ = [
     "format_duration",
     "github_access",
     "github_logs",
+    "list_recurring",
     "load_proposal",
     "load_settings",
     "model_for",
@@ -101,8 +106,10 @@ __all__ = [
     "observed",
     "open_logs",
     "parse_run_url",
+    "prune_history",
     "read_report",
     "reject_run",
+    "remember",
     "report_github_run",
     "resolve_run_url",
     "resume_run",

@@ -51,6 +51,8 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
                 out.append(f"{item.line:>6} | {_code(item.text[:200])}")
             out.append("```")
             out.append("</details>")
+            if f.history is not None and f.history.text():
+                out.append(f"\n_{_md(f.history.text())}_")
             if f.hint:
                 out.append(f"\n**Hint:** {_md(f.hint)}")
         if not failures:
@@ -112,6 +114,8 @@ def render_github(reports: Sequence[DiagnosisReport]) -> str:
                 body += f"\nHint: {f.hint}"
             body += (f"\n(log {report.name()}, line {f.lines[0].line if f.lines else '?'}; "
                      f"fingerprint {short_fingerprint(f.fingerprint)})")
+            if f.history is not None and f.history.text():
+                body += f"\n{f.history.text()}"
             out.append(f"::error {','.join(props)}::{_escape_data(body)}")
     return "\n".join(out[:MAX_ANNOTATIONS]) + ("\n" if out else "")
 
