@@ -19,7 +19,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from ..core import ConfigError
 
@@ -72,6 +72,11 @@ class FailureRow(BaseModel):
     category: str = "unknown"
     message: str = ""
 
+    @field_validator("rule", "message")
+    @classmethod
+    def _storable(cls, value: str) -> str:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
 
 class RunRecord(BaseModel):
     """One diagnosed job (or one passing job, `conclusion="success"`, which has no failures), as recorded."""
@@ -89,6 +94,12 @@ class RunRecord(BaseModel):
     conclusion: Literal["failure", "success"] = "failure"
     recorded_at: float = Field(default_factory=time.time)
     failures: list[FailureRow] = Field(default_factory=list)
+
+    @field_validator("repository", "workflow", "job", "branch", "commit", "run_id", "url", "source", "category")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        # A file name that is not UTF-8 arrives with lone surrogates, which SQLite cannot store.
+        return None if value is None else value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
     def key(self) -> str:
         """What makes two records the same diagnosis: a job of a run attempt, else the log and what was found
