@@ -10,9 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..ci.failure_history import FailureRow, HistoryStore, Recurring, RunRecord
-from ..ci.report import DiagnosisReport, SeenBefore
-from ..ci.runurl import RunRef, parse_run_url
+from ..ci import DiagnosisReport, FailureRow, HistoryStore, Recurring, RunRecord, RunRef, SeenBefore, parse_run_url
 from ..core import InputError, UsageError
 from .settings import Settings
 
