@@ -52,7 +52,7 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
-    from .memory import HistoryListing, RunContext, list_recurring, prune_history, remember
+    from .memory import list_recurring, prune_history
     from .models_info import models_in
     from .runtime import Observer, apply_settings, tool_bounds
     from .settings import Settings, load_settings
@@ -69,7 +69,7 @@ __getattr__ = lazy_exports(__name__, {
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
-    "memory": ("HistoryListing", "RunContext", "list_recurring", "prune_history", "remember"),
+    "memory": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "runtime": ("Observer", "apply_settings", "tool_bounds"),
     "settings": ("Settings", "load_settings"),
@@ -85,14 +85,12 @@ __all__ = [
     "DownloadReport",
     "FixOutcome",
     "GitHubRunReport",
-    "HistoryListing",
     "LogInput",
     "Observer",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
-    "RunContext",
     "Settings",
     "apply_settings",
     "approve_run",
@@ -112,7 +110,6 @@ __all__ = [
     "prune_history",
     "read_report",
     "reject_run",
-    "remember",
     "report_github_run",
     "resolve_run_url",
     "resume_run",
