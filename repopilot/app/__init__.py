@@ -14,6 +14,7 @@ from ..ci import (
     ReportLine,
     parse_run_url,
     read_report,
+    short_fingerprint,
     split_lines,
 )
 from ..core.lazy import lazy_exports
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .memory import list_recurring, prune_history
     from .models_info import models_in
     from .runtime import Observer, apply_settings, tool_bounds
     from .settings import Settings, load_settings
@@ -67,6 +69,7 @@ __getattr__ = lazy_exports(__name__, {
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "memory": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "runtime": ("Observer", "apply_settings", "tool_bounds"),
     "settings": ("Settings", "load_settings"),
@@ -98,17 +101,20 @@ __all__ = [
     "export_run",
     "format_duration",
     "github_logs",
+    "list_recurring",
     "load_proposal",
     "load_settings",
     "models_in",
     "open_logs",
     "parse_run_url",
+    "prune_history",
     "read_report",
     "reject_run",
     "report_github_run",
     "resolve_run_url",
     "resume_run",
     "run_span_ms",
+    "short_fingerprint",
     "shorten",
     "split_lines",
     "start_fix",

@@ -16,8 +16,8 @@ __all__ = ["COMMANDS", "build_app"]
 # Command -> the module that registers it. `main` imports only the module of the command it runs (a `diagnose`
 # never imports the providers, the repository tools or the trace viewers); help and unknown commands get all.
 COMMANDS = {"ask": "ask", "config": "config", "diagnose": "diagnose", "fix": "fix", "approve": "fix",
-            "reject": "fix", "resume": "fix", "github": "github", "models": "models", "runs": "runs",
-            "trace": "runs"}
+            "reject": "fix", "resume": "fix", "github": "github", "history": "history", "models": "models",
+            "runs": "runs", "trace": "runs", "serve": "service", "worker": "service"}
 
 
 def _version(value: bool) -> None:
