@@ -24,6 +24,15 @@ if TYPE_CHECKING:
         who_am_i,
     )
     from .fix_seed import describe_diagnosis, seed_messages
+    from .github_app import (
+        WRITE_ROLES,
+        Published,
+        installation_token,
+        open_draft_pull_request,
+        permission_of,
+        publish_report,
+        upsert_comment,
+    )
     from .github_report import (
         COMMENT_MARKER,
         CommentOutcome,
@@ -45,6 +54,7 @@ if TYPE_CHECKING:
     )
     from .models_info import models_in
     from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
+    from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, load_settings
 
 # Each name is imported from its module the first time it is used (start-up stays fast).
@@ -58,11 +68,14 @@ __getattr__ = lazy_exports(__name__, {
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
+    "github_app": ("WRITE_ROLES", "Published", "installation_token", "open_draft_pull_request", "permission_of",
+                   "publish_report", "upsert_comment"),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
     "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
                 "tool_bounds"),
+    "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "load_settings"),
 })
 
@@ -70,6 +83,7 @@ __all__ = [
     "COMMENT_MARKER",
     "DEFAULT_TOKEN_BUDGET",
     "RENDERERS",
+    "WRITE_ROLES",
     "ApprovalOutcome",
     "CommentOutcome",
     "DiagnosisReport",
@@ -77,10 +91,12 @@ __all__ = [
     "GitHubRunReport",
     "LogInput",
     "Observer",
+    "Published",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "ServiceSettings",
     "Settings",
     "apply_settings",
     "approve_run",
@@ -93,13 +109,18 @@ __all__ = [
     "format_duration",
     "github_access",
     "github_logs",
+    "installation_token",
     "load_proposal",
+    "load_service_settings",
     "load_settings",
     "model_for",
     "models_in",
     "observed",
+    "open_draft_pull_request",
     "open_logs",
     "parse_run_url",
+    "permission_of",
+    "publish_report",
     "read_report",
     "reject_run",
     "report_github_run",
@@ -115,5 +136,6 @@ __all__ = [
     "step_subject",
     "timeline",
     "tool_bounds",
+    "upsert_comment",
     "who_am_i",
 ]
