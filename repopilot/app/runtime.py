@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 from ..ci.engine import default_scanner
-from ..ci.github_api import GitHubAccess
+from ..ci.runurl import GitHubAccess
 from ..ci.scanner import Scanner
 from ..core import Model, TraceRecorder, install_redactor, use_runs_dir
 from ..telemetry import attach_live_exporters

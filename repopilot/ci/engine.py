@@ -23,7 +23,7 @@ from .sources import LogInput, open_sources
 from .verdict import decide_category
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
-    from .github_api import GitHubAccess
+    from .runurl import GitHubAccess
 
 __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_report"]
 

@@ -13,28 +13,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import httpx
 
 from ..core import REDACTED, ConfigError, GitHubAPIError, redact_text
 from ..core.retry import RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
-from .runurl import DEFAULT_API_URL
+from .runurl import DEFAULT_API_URL, GitHubAccess
 
 __all__ = ["DEFAULT_API_URL", "GitHubAccess", "GitHubClient"]
 
 
-@dataclass(frozen=True)
-class GitHubAccess:
-    """How to reach the GitHub API, as the application layer configured it (this package reads no environment):
-    the token (None: anonymous), the API base URL (None: the run URL's own API, api.github.com for github.com),
-    and a directory to keep downloaded logs in between processes (None: a private temporary directory)."""
-
-    token: str | None = field(default=None, repr=False)
-    api_url: str | None = None
-    log_cache: Path | None = None
 
 _API_VERSION = "2022-11-28"
 _REDIRECTS = {301, 302, 303, 307, 308}

@@ -3,18 +3,19 @@
 Everything that reads a run URL (sources, the diagnosis's run id, `github logs|report`) goes through
 `parse_run_url`, so a malformed one (a port out of range, an unclosed `[`, a run id thousands of digits long) is
 the same clear input error (exit 2) wherever it is given. Standard library only: importing this must not
-import the HTTP client.
+import the HTTP client (which is also why `GitHubAccess`, the settings' view of GitHub, lives here).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..core import ConfigError, InputError
 
-__all__ = ["DEFAULT_API_URL", "RunRef", "is_run_url", "parse_run_url", "run_id_of"]
+__all__ = ["DEFAULT_API_URL", "GitHubAccess", "RunRef", "is_run_url", "parse_run_url", "run_id_of"]
 
 DEFAULT_API_URL = "https://api.github.com"
 # GitHub's ids are 64-bit: 20 digits at most. Names follow GitHub's rules for owners and repositories.
@@ -102,3 +103,14 @@ def run_id_of(source: str) -> str | None:
         return str(parse_run_url(source).run_id)
     except InputError:
         return None
+
+
+@dataclass(frozen=True)
+class GitHubAccess:
+    """How to reach the GitHub API, as the application layer configured it (this package reads no environment):
+    the token (None: anonymous), the API base URL (None: the run URL's own API, api.github.com for github.com),
+    and a directory to keep downloaded logs in between processes (None: a private temporary directory)."""
+
+    token: str | None = field(default=None, repr=False)
+    api_url: str | None = None
+    log_cache: Path | None = None

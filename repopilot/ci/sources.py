@@ -21,7 +21,7 @@ from ..core import InputError
 from .runurl import parse_run_url
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
-    from .github_api import GitHubAccess
+    from .runurl import GitHubAccess
 
 __all__ = ["LogInput", "check_text", "open_sources"]
 

@@ -21,11 +21,12 @@ from ..core import (
 from ..core.messages import Message
 from .base import HttpModel, WireRequest, split_system
 from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
+from .registry import default_endpoint
 from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["API_VERSION", "DEFAULT_BASE_URL", "AnthropicModel", "anthropic_model"]
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_BASE_URL = default_endpoint("anthropic")
 API_VERSION = "2023-06-01"
 # The API requires a cap on the reply; large enough for a diagnosis or a diff.
 DEFAULT_MAX_TOKENS = 4096

@@ -22,11 +22,12 @@ from ..core import (
 from ..core.messages import Message
 from .base import HttpModel, WireRequest, split_system
 from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
+from .registry import default_endpoint
 from .wire import fields_for, is_synthetic_id, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_BASE_URL", "GeminiModel", "gemini_model", "gemini_schema"]
 
-DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+DEFAULT_BASE_URL = default_endpoint("gemini")
 _PLAIN_PART_KEYS = (frozenset({"text"}), frozenset({"functionCall"}))
 # JSON Schema keywords the `parameters` field (an OpenAPI subset) accepts.
 _SCHEMA_KEYS = frozenset({"type", "format", "description", "nullable", "enum", "items", "properties", "required",

@@ -21,11 +21,12 @@ from ..core import (
 from ..core.messages import Message
 from .base import HttpModel, WireRequest
 from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
+from .registry import default_endpoint
 from .wire import fields_for, iter_ndjson, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_HOST", "OllamaModel", "ollama_model"]
 
-DEFAULT_HOST = "http://localhost:11434"
+DEFAULT_HOST = default_endpoint("ollama")
 _KNOWN_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls"})
 _KNOWN_CALL_KEYS = frozenset({"id", "function"})
 

@@ -23,11 +23,12 @@ from ..core import (
 from ..core.messages import Message
 from .base import HttpModel, WireRequest
 from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
+from .registry import default_endpoint
 from .wire import fields_for, iter_sse, new_call_id, parse_arguments, tag
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIModel", "openai_model"]
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = default_endpoint("openai")
 _KNOWN_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "function_call"})
 # Reply-only fields the API does not accept back on an input message.
 _REPLY_ONLY = frozenset({"annotations", "refusal", "audio"})

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..core import ConfigError, Model
 
-__all__ = ["PROVIDERS", "ProviderInfo", "provider_variables", "register", "resolve_model", "split_spec"]
+__all__ = ["PROVIDERS", "ProviderInfo", "default_endpoint", "provider_variables", "register", "resolve_model",
+           "split_spec"]
 
 # Variables every HTTP adapter reads (see http_client), besides its own endpoint and key.
 _COMMON_VARIABLES = ("REPOPILOT_MAX_RETRIES", "REPOPILOT_HTTP_TIMEOUT", "REPOPILOT_MAX_REPLY_BYTES",
@@ -27,7 +29,37 @@ class ProviderInfo:
     key_var: str | None = None
 
 
-PROVIDERS: dict[str, ProviderInfo] = {}
+def _adapter(module: str, function: str) -> Callable[[str, Mapping[str, str]], Model]:
+    """A factory that imports its adapter (and with it the HTTP client) only when a model is asked for: reading
+    the settings, or diagnosing without a model, needs the providers' names and variables, not their code."""
+
+    def factory(model: str, environ: Mapping[str, str]) -> Model:
+        made: Model = getattr(importlib.import_module(f"{__package__}.{module}"), function)(model, environ)
+        return made
+
+    return factory
+
+
+# The built-in adapters, declared once each: name, where the factory lives, and what it reads.
+PROVIDERS: dict[str, ProviderInfo] = {info.name: info for info in (
+    ProviderInfo(name="openai", factory=_adapter("openai", "openai_model"), endpoint_var="OPENAI_BASE_URL",
+                 default_endpoint="https://api.openai.com/v1", key_var="OPENAI_API_KEY"),
+    ProviderInfo(name="anthropic", factory=_adapter("anthropic", "anthropic_model"),
+                 endpoint_var="ANTHROPIC_BASE_URL", default_endpoint="https://api.anthropic.com",
+                 key_var="ANTHROPIC_API_KEY"),
+    ProviderInfo(name="gemini", factory=_adapter("gemini", "gemini_model"), endpoint_var="GEMINI_BASE_URL",
+                 default_endpoint="https://generativelanguage.googleapis.com", key_var="GEMINI_API_KEY"),
+    ProviderInfo(name="ollama", factory=_adapter("ollama", "ollama_model"), endpoint_var="OLLAMA_HOST",
+                 default_endpoint="http://localhost:11434"),
+    ProviderInfo(name="scripted", factory=_adapter("demo", "demo_model")),
+)}
+
+
+def default_endpoint(name: str) -> str:
+    """The built-in default endpoint of provider `name` (the adapters read it from here: one place)."""
+    endpoint = PROVIDERS[name].default_endpoint
+    assert endpoint is not None, name
+    return endpoint
 
 
 def register(info: ProviderInfo) -> None:

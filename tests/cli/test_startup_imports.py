@@ -1,9 +1,7 @@
 """`repopilot diagnose FILE` imports what it runs: no OTLP exporter, pygments, repository tools, escalation or
-other commands (each command's module is imported only when that command runs).
-
-Not yet: the settings (app/settings.py) import the providers package for the names of the variables adapters
-read, and with it the HTTP client; the providers' registry would have to declare those names without importing
-the adapters."""
+other commands (each command's module is imported only when that command runs), and no HTTP client or model
+adapter: the providers' registry declares their names and variables as data, and `GitHubAccess` lives beside the
+run-URL parser. (httpx itself imports its own CLI, rich.progress and pygments with it.)"""
 
 from __future__ import annotations
 
@@ -14,7 +12,8 @@ import sys
 from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "go-build-error.log"
-FORBIDDEN = ("pygments", "opentelemetry", "repopilot.repo", "repopilot.cli.fix", "repopilot.cli.ask",
+FORBIDDEN = ("httpx", "repopilot.providers.http_client", "repopilot.providers.openai",
+             "pygments", "opentelemetry", "repopilot.repo", "repopilot.cli.fix", "repopilot.cli.ask",
              "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate")
 
 _CHILD = """
