@@ -29,8 +29,11 @@ def _imports(text: str) -> set[str]:
 
 def test_one_git_runner() -> None:
     # Every git child is started by repo/gitrun.py; `github report` diagnoses in process (no self-invocation).
-    users = {name for name, text in _sources().items() if "subprocess" in _imports(text)}
-    assert users == {"repo/gitrun.py"}, users
+    # The verification workspace runs the project's own command (never git: its worktrees go through gitrun).
+    sources = _sources()
+    users = {name for name, text in sources.items() if "subprocess" in _imports(text)}
+    assert users == {"repo/gitrun.py", "repo/workspace.py"}, users
+    assert not re.search(r"""\[\s*["']git["']""", sources["repo/workspace.py"])
 
 
 def test_one_retry_policy_and_retry_after_parser() -> None:

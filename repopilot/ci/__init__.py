@@ -10,6 +10,7 @@ from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .catalog import CATEGORIES, Catalog, Rule, load_catalog
+    from .command import find_command, log_lines
     from .engine import Result, diagnose_input, diagnose_source, to_report
     from .render import RENDERERS, render_github, render_json, render_markdown
     from .report import DiagnosisReport, ReportFailure, read_report, report_schema
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
     "catalog": ("CATEGORIES", "Catalog", "Rule", "load_catalog"),
+    "command": ("find_command", "log_lines"),
     "engine": ("Result", "diagnose_input", "diagnose_source", "to_report"),
     "render": ("RENDERERS", "render_github", "render_json", "render_markdown"),
     "report": ("DiagnosisReport", "ReportFailure", "read_report", "report_schema"),
@@ -39,8 +41,10 @@ __all__ = [
     "RunRef",
     "diagnose_input",
     "diagnose_source",
+    "find_command",
     "is_run_url",
     "load_catalog",
+    "log_lines",
     "open_sources",
     "parse_run_url",
     "read_report",

@@ -16,6 +16,7 @@ from .diagnosis import Diagnosis, build_diagnosis
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
 from .located import apply_locator
 from .locator import LocatorModel, candidates, default_model
+from .paths import repo_relative
 from .report import DiagnosisReport
 from .runurl import run_id_of
 from .scanner import Scanner
@@ -63,7 +64,9 @@ def default_scanner(engine: str | None = None, rules: tuple[Path, ...] = (), cac
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
                    recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
                    scanner: Scanner | None = None, progress: Callable[[int], None] | None = None,
-                   locator: LocatorModel | None = None) -> Result:
+                   locator: LocatorModel | None = None, workspace: str | None = None) -> Result:
+    """Diagnose one log. `workspace` is the job's GITHUB_WORKSPACE, when known: files under it are reported
+    relative to the repository, as are files under any runner's usual workspace."""
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
     sc = scanner or default_scanner(size=log.size)
@@ -76,8 +79,11 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
         dropped = seen_in_baseline(baseline, candidates(res))
     diag = build_diagnosis(res, name=log.name, source=log.source, run_id=run_id_of(log.source), job=log.job,
                            catalog_version=_catalog(sc).version, dropped=dropped)
+    diag.step_name = log.failed_step
     apply_locator(diag, res, locator or default_model(), dropped)
     decide_category(diag, res)
+    for f in diag.failures:
+        f.file = repo_relative(f.file, workspace)
     excerpt = build_excerpt(diag, token_budget)
     outcome: dict[str, Any] | None = None
     if recorder is not None:
@@ -146,8 +152,11 @@ def to_report(result: Result) -> DiagnosisReport:
         "file": f.file, "line": f.line, "column": f.column, "test": f.test, "package": f.package, "hint": f.hint,
         "repeats": f.repeats, "note": f.note} for f in d.failures]
     ex = result.excerpt
-    step = None if d.step is None else {"name": d.step.name, "line": d.step.header_line or None,
+    # The step's name as GitHub shows it (from the API or `gh run view`), else the command its header ran.
+    step = None if d.step is None else {"name": d.step_name or d.step.name, "line": d.step.header_line or None,
                                         "error_line": d.step.error_line, "exit_code": d.step.exit_code}
+    if step is None and d.step_name:
+        step = {"name": d.step_name}
     return DiagnosisReport.model_validate({
         "category": d.category, "decided_by": d.decided_by, "error_lines": d.error_lines, "failures": failures,
         "excerpt": {"ranges": ex.ranges, "tokens": ex.tokens, "text": ex.text, "folded": ex.folded},

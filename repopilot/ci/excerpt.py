@@ -325,7 +325,10 @@ def build_excerpt(diag: Diagnosis, budget: int = DEFAULT_TOKEN_BUDGET) -> Excerp
         if not chosen.add(around):
             chosen.add_partly(around)
     end = step.error_line if step is not None else diag.lines
-    tail: list[Item] = [n for n in range(end, end - _STEP_TAIL, -1) if n in texts]
+    # The step's tail stays inside the step: before its header lie other steps (or, in a log of several jobs,
+    # another job's lines, left empty).
+    start = max(end - _STEP_TAIL, step.header_line - 1 if step is not None and step.header_line else 0)
+    tail: list[Item] = [n for n in range(end, start, -1) if n in texts]
     if not chosen.add(tail):
         chosen.add_partly(tail)
 
@@ -364,6 +367,6 @@ def _start(item: Item) -> int:
 
 def _header(diag: Diagnosis) -> str:
     where = f"{diag.name}: {diag.lines} lines"
-    if diag.step is not None and diag.step.name:
-        where += f"; failing step: {diag.step.name[:120]} (exit {diag.step.exit_code})"
+    if diag.step is not None and (diag.step_name or diag.step.name):
+        where += f"; failing step: {(diag.step_name or diag.step.name)[:120]} (exit {diag.step.exit_code})"
     return where

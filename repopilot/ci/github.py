@@ -116,8 +116,11 @@ def _log_input(path: Path, ref: RunRef, job: dict[str, Any], source: str, store:
         return path.open("rb")
 
     name = job.get("name")
-    return LogInput(name=f"{ref.slug} run {ref.run_id} job {job.get('id')}", open=open_log,
-                    size=path.stat().st_size, source=source, job=name if isinstance(name, str) else None,
+    job_name = name if isinstance(name, str) and name.strip() else None
+    # Named for the job, as the Actions page names it; the job id tells apart jobs named alike.
+    label = f"{job_name} ({ref.slug} run {ref.run_id}, job {job.get('id')})" if job_name else \
+        f"{ref.slug} run {ref.run_id} job {job.get('id')}"
+    return LogInput(name=label, open=open_log, size=path.stat().st_size, source=source, job=job_name,
                     failed_step=failed_step(job))
 
 

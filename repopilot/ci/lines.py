@@ -16,8 +16,8 @@ ANSI_BYTES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x
                         rb"|[ -/]+[0-~]|[0-~])")
 _ANSI = re.compile(ANSI_BYTES.pattern.decode())
 # The runner's prefix on every line of a GitHub Actions job log: ISO-8601 with 7 fractional digits and `Z`.
-# `gh run view --log` puts `JOB<TAB>STEP<TAB>` before it.
-TIMESTAMP = re.compile(r"^\ufeff?(?:[^\t]*\t[^\t]*\t(?=\d{4}-))?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?")
+# `gh run view --log` puts `JOB<TAB>STEP<TAB>` before it (and each step's first line keeps the file's BOM).
+TIMESTAMP = re.compile(r"^\ufeff?(?:[^\t]*\t[^\t]*\t\ufeff?(?=\d{4}-))?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?")
 
 _MAX_LINE = 4000  # characters kept of one line for matching and display; minified output lines can be huge
 

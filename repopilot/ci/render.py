@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..core.sanitize import json_visible, visible
+from .paths import is_repo_relative
 from .report import DiagnosisReport
 
 __all__ = ["MAX_ANNOTATIONS", "RENDERERS", "Renderer", "render_github", "render_json", "render_markdown"]
@@ -97,7 +98,8 @@ def render_github(reports: Sequence[DiagnosisReport]) -> str:
                        f"{_escape_data('No known error pattern matched in ' + report.name())}")
         for f in failures:
             props = []
-            if f.file:
+            # GitHub places an annotation only at a repository-relative file; others say where in the message.
+            if f.file and is_repo_relative(f.file):
                 props.append(f"file={_escape_property(f.file)}")
                 if f.line:
                     props.append(f"line={f.line}")
@@ -108,6 +110,8 @@ def render_github(reports: Sequence[DiagnosisReport]) -> str:
             body = f.message
             if f.hint:
                 body += f"\nHint: {f.hint}"
+            if f.file and not is_repo_relative(f.file):
+                body += f"\nAt {f.where()}"
             body += f"\n(log {report.name()}, line {f.lines[0].line if f.lines else '?'})"
             out.append(f"::error {','.join(props)}::{_escape_data(body)}")
     return "\n".join(out[:MAX_ANNOTATIONS]) + ("\n" if out else "")

@@ -59,7 +59,7 @@ def open_sources(spec: str, github: GitHubAccess | None = None, *,
     if not spec:
         raise InputError("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL")
     if spec == "-":
-        return [_stdin(spec, max_stdin_bytes)]
+        return _jobs_of(_stdin(spec, max_stdin_bytes))
     if spec.lower().startswith(("http://", "https://")):
         parse_run_url(spec)  # a clear InputError for anything but a run URL
         # Imported here: only a run URL needs the HTTP client.
@@ -85,7 +85,14 @@ def open_sources(spec: str, github: GitHubAccess | None = None, *,
         return zip_log_inputs(path, spec)
     check_text(head, spec)
     size = path.stat().st_size
-    return [LogInput(name=spec, open=lambda: path.open("rb"), size=size, source=spec)]
+    return _jobs_of(LogInput(name=spec, open=lambda: path.open("rb"), size=size, source=spec))
+
+
+def _jobs_of(log: LogInput) -> list[LogInput]:
+    # `gh run view --log[-failed]` prints several jobs into one log: each gets its own diagnosis.
+    from .ghlog import split_gh_log
+
+    return split_gh_log(log)
 
 
 def _stdin(spec: str, cap: int) -> LogInput:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .model import Model, TextCallback
+    from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Outcome, Receipt
     from .tools import Tool, ToolContext, ToolOutcome, ToolRegistry, tool
     from .trace import (
         RunTrace,
@@ -70,6 +71,7 @@ __getattr__ = lazy_exports(__name__, {
         "Usage", "UserMessage"
     ),
     "model": ("Model", "TextCallback"),
+    "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Outcome", "Receipt"),
     "tools": ("Tool", "ToolContext", "ToolOutcome", "ToolRegistry", "tool"),
     "trace": (
         "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "new_run_id", "read_trace",
@@ -87,17 +89,23 @@ __all__ = [
     "AssistantMessage",
     "BudgetTracker",
     "Budgets",
+    "CommandRun",
     "ConfigError",
     "DeadlineExceeded",
     "Decision",
     "EndRun",
+    "FailingCommand",
     "GitHubAPIError",
+    "GuardHit",
+    "GuardResult",
     "InputError",
     "Message",
     "Model",
     "ModelResponse",
+    "Outcome",
     "Proposal",
     "ProviderError",
+    "Receipt",
     "Redactor",
     "RepoPilotError",
     "RunError",

@@ -110,7 +110,7 @@ def test_failed_jobs_are_downloaded_across_pages(github: FakeGitHub) -> None:
 
     assert [i.job for i in inputs] == ["test (3.12)", "lint"]
     assert [i.failed_step for i in inputs] == ["Run tests", "Ruff"]
-    assert inputs[0].name == f"{OWNER}/{REPO} run {RUN_ID} job 102"
+    assert inputs[0].name == f"test (3.12) ({OWNER}/{REPO} run {RUN_ID}, job 102)"  # the job's name first
     assert inputs[0].source == github.run_url
     with inputs[0].open() as stream:
         assert stream.read() == TEST_LOG
