@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .github_app import (
         WRITE_ROLES,
         Published,
+        diagnosed_run_url,
         installation_token,
         open_draft_pull_request,
         permission_of,
@@ -53,6 +54,13 @@ if TYPE_CHECKING:
         timeline,
     )
     from .models_info import models_in
+    from .pull_request_fixes import (
+        ApprovedPullRequest,
+        PullRequestHead,
+        approve_for_pull_request,
+        fix_pull_request,
+        pull_request_head,
+    )
     from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
     from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, load_settings
@@ -68,13 +76,15 @@ __getattr__ = lazy_exports(__name__, {
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
-    "github_app": ("WRITE_ROLES", "Published", "installation_token", "open_draft_pull_request", "permission_of",
-                   "publish_report", "upsert_comment"),
+    "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "open_draft_pull_request",
+                   "permission_of", "publish_report", "upsert_comment"),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
     "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
                 "tool_bounds"),
+    "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
+                           "pull_request_head"),
     "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "load_settings"),
 })
@@ -85,6 +95,7 @@ __all__ = [
     "RENDERERS",
     "WRITE_ROLES",
     "ApprovalOutcome",
+    "ApprovedPullRequest",
     "CommentOutcome",
     "DiagnosisReport",
     "FixOutcome",
@@ -92,6 +103,7 @@ __all__ = [
     "LogInput",
     "Observer",
     "Published",
+    "PullRequestHead",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
@@ -99,13 +111,16 @@ __all__ = [
     "ServiceSettings",
     "Settings",
     "apply_settings",
+    "approve_for_pull_request",
     "approve_run",
     "ask",
     "budget_usage",
     "comment_on_pull_request",
     "describe_diagnosis",
     "diagnose",
+    "diagnosed_run_url",
     "export_run",
+    "fix_pull_request",
     "format_duration",
     "github_access",
     "github_logs",
@@ -121,6 +136,7 @@ __all__ = [
     "parse_run_url",
     "permission_of",
     "publish_report",
+    "pull_request_head",
     "read_report",
     "reject_run",
     "report_github_run",

@@ -13,8 +13,8 @@ from ..ci.github_api import GitHubClient
 from .github_report import COMMENT_MARKER, GitHubRunReport
 from .settings import Settings
 
-__all__ = ["WRITE_ROLES", "Published", "installation_token", "open_draft_pull_request", "permission_of",
-           "publish_report", "upsert_comment"]
+__all__ = ["WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "open_draft_pull_request",
+           "permission_of", "publish_report", "upsert_comment"]
 
 # The roles that may start a fix run or approve one (GitHub's `role_name`; `permission` says write for maintain).
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
@@ -74,6 +74,16 @@ def publish_report(report: GitHubRunReport, settings: Settings, *, head_sha: str
                                                        f"{COMMENT_MARKER}\n{markdown}", COMMENT_MARKER)
     check_id = check.get("id")
     return Published(check_id if isinstance(check_id, int) else None, not ours, pull_request, url, updated)
+
+
+def diagnosed_run_url(settings: Settings, owner: str, repo: str, sha: str, check_name: str) -> str | None:
+    """The failed run RepoPilot last diagnosed on commit `sha` (its check run's details URL), if any."""
+    with GitHubClient(settings.github_token, settings.github_api_url) as client:
+        for check in client.check_runs_for(owner, repo, sha, check_name):
+            url = check.get("details_url")
+            if isinstance(url, str) and "/actions/runs/" in url:
+                return url
+    return None
 
 
 def open_draft_pull_request(settings: Settings, owner: str, repo: str, *, branch: str, base: str, title: str,

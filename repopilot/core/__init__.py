@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         load_trace,
         new_run_id,
         read_trace,
+        restore_trace,
         run_lock,
         runs_dir,
         trace_path,
@@ -75,7 +76,7 @@ __getattr__ = lazy_exports(__name__, {
     "tools": ("Tool", "ToolContext", "ToolOutcome", "ToolRegistry", "tool"),
     "trace": (
         "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "new_run_id", "read_trace",
-        "run_lock", "runs_dir", "trace_path", "use_runs_dir"
+        "restore_trace", "run_lock", "runs_dir", "trace_path", "use_runs_dir"
     ),
 })
 
@@ -140,6 +141,7 @@ __all__ = [
     "read_trace",
     "redact",
     "redact_text",
+    "restore_trace",
     "run_lock",
     "runs_dir",
     "tool",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -45,6 +44,16 @@ CREATE TABLE IF NOT EXISTS repopilot_traces (
     trace jsonb NOT NULL,
     saved_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE TABLE IF NOT EXISTS repopilot_proposals (
+    repo text NOT NULL,
+    pull_request int NOT NULL,
+    sha256 text NOT NULL,
+    run_id text NOT NULL,
+    comment_id bigint NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (repo, pull_request, sha256)
+);
+CREATE INDEX IF NOT EXISTS repopilot_proposals_comment ON repopilot_proposals (repo, comment_id);
 CREATE TABLE IF NOT EXISTS repopilot_model_usage (
     installation_id bigint NOT NULL,
     day date NOT NULL DEFAULT current_date,
@@ -106,6 +115,26 @@ class Store:
                                 "LIMIT %s", (limit,)).fetchall()
         return [RunTrace.model_validate(r[0]) for r in rows]
 
+    def add_proposal(self, repo: str, pull_request: int, sha256: str, run_id: str, comment_id: int) -> None:
+        with self._conn() as conn:
+            conn.execute("INSERT INTO repopilot_proposals (repo, pull_request, sha256, run_id, comment_id) VALUES "
+                         "(%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", (repo, pull_request, sha256, run_id,
+                                                                         comment_id))
+
+    def proposal_run(self, repo: str, pull_request: int, sha256: str) -> str | None:
+        """The fix run that proposed the diff hashing to `sha256` on this pull request."""
+        with self._conn() as conn:
+            row = conn.execute("SELECT run_id FROM repopilot_proposals WHERE repo = %s AND pull_request = %s AND "
+                               "sha256 = %s", (repo, pull_request, sha256)).fetchone()
+        return str(row[0]) if row else None
+
+    def proposal_for_command(self, repo: str, comment_id: int) -> str | None:
+        """The fix run a `/repopilot fix` comment already started (a job run twice answers with it)."""
+        with self._conn() as conn:
+            row = conn.execute("SELECT run_id FROM repopilot_proposals WHERE repo = %s AND comment_id = %s",
+                               (repo, comment_id)).fetchone()
+        return str(row[0]) if row else None
+
     def spent_today(self, installation_id: int) -> float:
         with self._conn() as conn:
             row = conn.execute("SELECT cost_usd FROM repopilot_model_usage WHERE installation_id = %s AND "
@@ -122,6 +151,3 @@ class Store:
                          "cost_usd = u.cost_usd + EXCLUDED.cost_usd",
                          (installation_id, calls, input_tokens, output_tokens, cost))
 
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)

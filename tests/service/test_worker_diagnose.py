@@ -83,3 +83,19 @@ def test_a_rate_limit_is_waited_out_not_hammered(service: Service) -> None:
     calls = service.github.made("GET", r"/actions/runs/1/jobs$")
     assert len(calls) == 1  # a reset far away: no retry now, the job waits in the queue
     assert service.sql("SELECT status::text, scheduled_at > now() FROM procrastinate_jobs") == [("todo", True)]
+
+
+def test_repopilot_runs_reads_the_service_database(service: Service, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from repopilot.cli.main import main
+
+    _deliver_failed_run(service)
+    service.work()
+    url = service.settings.database_url
+    assert main(["runs", "list", "--db", url, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(r["command"], r["status"]) for r in listed] == [("diagnose", "completed")]
+    assert main(["runs", "show", listed[0]["run_id"], "--db", url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["run_id"] == listed[0]["run_id"]
+    assert main(["runs", "show", "nope", "--db", url]) == 2
