@@ -11,7 +11,6 @@ from ..ci.engine import default_scanner
 from ..ci.runurl import GitHubAccess
 from ..ci.scanner import Scanner
 from ..core import Model, TraceRecorder, install_redactor, use_runs_dir
-from ..telemetry import attach_live_exporters
 from .settings import Settings
 
 __all__ = ["Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
@@ -63,6 +62,9 @@ def _no_observer(rec: TraceRecorder, model: Model | None) -> AbstractContextMana
 def observed(rec: TraceRecorder, model: Model | None, settings: Settings,
              observer: Observer | None) -> Iterator[None]:
     """Live OTLP export when configured, and the client's observer, around a traced run."""
-    attach_live_exporters(rec, model, settings.otel_env)
+    if model is not None or settings.otel_env:  # the span exporters are imported only when there is one to feed
+        from ..telemetry import attach_live_exporters
+
+        attach_live_exporters(rec, model, settings.otel_env)
     with (observer or _no_observer)(rec, model):
         yield

@@ -13,7 +13,7 @@ from .redact import REDACTED, Redactor, active_redactor, install_redactor, redac
 
 if TYPE_CHECKING:
     from .approval import ApprovalRequired, Decision, EndRun, Proposal, decision_message, diff_sha256
-    from .budgets import DEFAULT_MAX_STEPS, Budgets, BudgetTracker
+    from .budgets import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, Budgets, BudgetTracker
     from .errors import (
         ApprovalError,
         ConfigError,
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         UsageError,
         UserError,
     )
-    from .loop import MAX_TOOL_CALLS_PER_TURN, Agent, RunResult, dump_messages, load_messages
+    from .loop import Agent, RunResult, dump_messages, load_messages
     from .messages import (
         AssistantMessage,
         Message,
@@ -61,12 +61,12 @@ if TYPE_CHECKING:
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
     "approval": ("ApprovalRequired", "Decision", "EndRun", "Proposal", "decision_message", "diff_sha256"),
-    "budgets": ("DEFAULT_MAX_STEPS", "Budgets", "BudgetTracker"),
+    "budgets": ("DEFAULT_MAX_STEPS", "MAX_TOOL_CALLS_PER_TURN", "Budgets", "BudgetTracker"),
     "errors": (
         "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
         "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
     ),
-    "loop": ("MAX_TOOL_CALLS_PER_TURN", "Agent", "RunResult", "dump_messages", "load_messages"),
+    "loop": ("Agent", "RunResult", "dump_messages", "load_messages"),
     "messages": (
         "AssistantMessage", "Message", "ModelResponse", "SystemMessage", "ToolCall", "ToolResultMessage", "ToolSpec",
         "Usage", "UserMessage"

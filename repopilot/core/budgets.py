@@ -6,9 +6,12 @@ import time
 
 from pydantic import BaseModel
 
-__all__ = ["DEFAULT_MAX_STEPS", "BudgetTracker", "Budgets"]
+__all__ = ["DEFAULT_MAX_STEPS", "MAX_TOOL_CALLS_PER_TURN", "BudgetTracker", "Budgets"]
 
 DEFAULT_MAX_STEPS = 20  # model calls before a final answer is forced
+# Tool calls run per model turn; the rest are answered with an error the model reads (a reply with 1,000 calls
+# must not run 1,000 tools whatever the step budget says).
+MAX_TOOL_CALLS_PER_TURN = 16
 
 
 class Budgets(BaseModel):

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from .approval import ApprovalRequired, EndRun, Proposal, decision_message
-from .budgets import Budgets, BudgetTracker
+from .budgets import MAX_TOOL_CALLS_PER_TURN, Budgets, BudgetTracker
 from .errors import DeadlineExceeded, RepoPilotError
 from .messages import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from .model import Model, TextCallback
@@ -27,9 +27,6 @@ _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 # A rough tokens-per-character ratio, only for deciding when to elide old tool results.
 _CHARS_PER_TOKEN = 4
 _KEEP_RECENT_RESULTS = 2
-# Tool calls run per model turn; the rest are answered with an error the model reads (a reply with 1,000 calls
-# must not run 1,000 tools whatever the step budget says).
-MAX_TOOL_CALLS_PER_TURN = 16
 
 
 def dump_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:

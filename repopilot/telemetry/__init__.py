@@ -1,11 +1,14 @@
 """Views of recorded runs: the timeline people read, OpenTelemetry spans for the tools teams already use.
 
 Imports `repopilot.core` only; the OpenTelemetry SDK (the `otel` extra) is imported lazily, inside `otlp`
-and `live`, when a span is about to be sent."""
+and `live`, when a span is about to be sent. Each name below is imported from its module on first use, so
+reading the settings (`capture_content_from_env`) does not import the exporters."""
 
-from .live import LiveSpanExporter, attach_live_exporters, live_export_enabled
-from .otlp import INSTALL_HINT, export_trace, traces_url
-from .spans import SpanPlan, capture_content_from_env, plan_spans
+from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_exports
+
+# `timeline` is both a submodule and a function: bound here, at once (as `repopilot.core` binds `redact`).
 from .timeline import (
     TimedStep,
     budget_usage,
@@ -16,6 +19,17 @@ from .timeline import (
     step_subject,
     timeline,
 )
+
+if TYPE_CHECKING:
+    from .live import LiveSpanExporter, attach_live_exporters, live_export_enabled
+    from .otlp import INSTALL_HINT, export_trace, traces_url
+    from .spans import SpanPlan, capture_content_from_env, plan_spans
+
+__getattr__ = lazy_exports(__name__, {
+    "live": ("LiveSpanExporter", "attach_live_exporters", "live_export_enabled"),
+    "otlp": ("INSTALL_HINT", "export_trace", "traces_url"),
+    "spans": ("SpanPlan", "capture_content_from_env", "plan_spans"),
+})
 
 __all__ = [
     "INSTALL_HINT",

@@ -12,9 +12,13 @@ import sys
 from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "go-build-error.log"
-FORBIDDEN = ("httpx", "repopilot.providers.http_client", "repopilot.providers.openai",
+FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopilot.providers.openai",
+             "repopilot.providers.anthropic", "repopilot.providers.gemini", "repopilot.providers.ollama",
+             "repopilot.providers.demo", "repopilot.ci.github_api", "repopilot.ci.github",
              "pygments", "opentelemetry", "repopilot.repo", "repopilot.cli.fix", "repopilot.cli.ask",
-             "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate")
+             "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate",
+             # the agent loop, and the span exporters (no model, no OTEL_* variables)
+             "repopilot.core.loop", "repopilot.telemetry.live", "repopilot.telemetry.otlp")
 
 _CHILD = """
 import json, sys
@@ -50,3 +54,12 @@ def test_help_still_lists_every_command(tmp_path: Path) -> None:
                          env=env, check=True, timeout=120).stdout
     for command in ("ask", "diagnose", "fix", "approve", "reject", "resume", "github", "models", "runs", "trace"):
         assert command in out
+
+
+def test_a_builtin_provider_is_imported_when_a_model_is_made() -> None:
+    code = ("import sys; from repopilot.providers import provider_variables, resolve_model\n"
+            "assert 'OPENAI_API_KEY' in provider_variables() and 'httpx' not in sys.modules\n"
+            "m = resolve_model('openai:gpt-4o-mini', {'OPENAI_API_KEY': 'k'})\n"
+            "print(type(m).__name__, m.endpoint, 'httpx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120).stdout
+    assert out.split() == ["OpenAIModel", "https://api.openai.com/v1", "True"]
