@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import random
+import re
 import signal
 import statistics
 import subprocess
@@ -279,7 +281,7 @@ def load_run(rig: Rig, count: int) -> dict[str, Any]:
 
 def kill_run(rig: Rig, count: int) -> dict[str, Any]:
     """kill -9 of worker w1 while it holds jobs; they finish once, on w2."""
-    rig.fake.slow.append((__import__("re").compile(r"/logs$"), 0.3))  # jobs stay in flight long enough
+    rig.fake.slow.append((re.compile(r"/logs$"), 0.3))  # jobs stay in flight long enough
     deliveries, distinct = plan(rig, count, replay_share=0.0)
     expected = {(REPOS[i % len(REPOS)], i) for i in range(rig.run_ids - distinct + 1, rig.run_ids + 1)}
     killed: dict[str, Any] = {}
@@ -350,7 +352,7 @@ def github_faults_run(rig: Rig, count: int) -> dict[str, Any]:
     by_repo: dict[str, list[float]] = {}
     for c in faulted:
         by_repo.setdefault(c.path.split("/")[3], []).append(c.at)
-    gaps = [b - a for times in by_repo.values() for a, b in zip(times, times[1:], strict=False)]
+    gaps = [b - a for times in by_repo.values() for a, b in itertools.pairwise(times)]
     result.update({"faulted_calls": len(faulted), "faulted_calls_per_job": round(len(faulted) / max(1, distinct), 2),
                    "retry_gap_ms": {"min": round(min(gaps, default=0) * 1000, 1),
                                     "median": round(_pct(gaps, 0.5) * 1000, 1)},

@@ -13,6 +13,7 @@ recovery of jobs whose worker died.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import Any
@@ -22,7 +23,7 @@ from procrastinate.retry import BaseRetryStrategy, RetryDecision
 
 from .events import Work
 
-__all__ = ["QUEUES", "TASKS", "Transient", "defer", "make_queue", "recover_stalled"]
+__all__ = ["DEFER_SQL", "QUEUES", "TASKS", "Transient", "defer_params", "make_queue", "recover_stalled"]
 
 _log = logging.getLogger(__name__)
 QUEUES = ("github", "model")
@@ -75,10 +76,25 @@ def make_queue(database_url: str) -> procrastinate.App:
     return app
 
 
-async def defer(app: procrastinate.App, work: Work) -> int:
-    """Queue the job for `work`; returns its id."""
-    deferrer = app.configure_task(f"{NAMESPACE}:{work.kind}", queue=TASKS[work.kind], lock=work.lock())
-    return await deferrer.defer_async(work=work.model_dump(mode="json"), received=time.time())
+# Queue the job and record its delivery id in ONE statement (one round trip, one transaction): the job and the
+# delivery row exist together or not at all. A replayed delivery id violates the primary key and the whole
+# statement, the queued job included, is rolled back. `procrastinate_defer_jobs_v1` is the versioned SQL function
+# Procrastinate's own `defer` calls (its schema keeps old versions while jobs may use them).
+DEFER_SQL = """
+WITH job AS (
+    SELECT unnest(procrastinate_defer_jobs_v1(ARRAY[
+        ROW(%(queue)s, %(task)s, 0, %(lock)s, NULL, %(args)s::jsonb, NULL)::procrastinate_job_to_defer_v1])) AS id
+)
+INSERT INTO repopilot_deliveries (delivery_id, event, kind, job_id)
+SELECT %(delivery)s, %(event)s, %(kind)s, id FROM job RETURNING job_id
+"""
+
+
+def defer_params(work: Work, *, delivery: str, event: str) -> dict[str, Any]:
+    """The parameters of DEFER_SQL for `work`."""
+    args = {"work": work.model_dump(mode="json"), "received": time.time()}
+    return {"queue": TASKS[work.kind], "task": f"{NAMESPACE}:{work.kind}", "lock": work.lock(),
+            "args": json.dumps(args), "delivery": delivery, "event": event, "kind": work.kind}
 
 
 async def recover_stalled(app: procrastinate.App, *, after: float) -> int:

@@ -2,7 +2,8 @@
 and answers: nothing slow happens here (GitHub expects an answer within seconds; the work is the worker's).
 
 - A missing or wrong `X-Hub-Signature-256`: 401 with an empty body, nothing recorded.
-- A delivery id seen before (GitHub's redelivery, a replay): 200 `duplicate`, nothing queued.
+- A delivery id seen before (GitHub's redelivery, a replay): 200 `duplicate`, nothing queued. The job and the
+  delivery id are written in one statement (`queue.DEFER_SQL`): both or neither.
 - An event we do not act on: 202 `ignored` (recorded, so a replay of it is a duplicate too).
 - The database unreachable: 503, so GitHub shows the delivery as failed and it can be redelivered.
 """
@@ -15,7 +16,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import procrastinate
 import psycopg
 import psycopg_pool
 from starlette.applications import Starlette
@@ -26,14 +26,14 @@ from starlette.routing import Route
 from ..app import ServiceSettings
 from .events import route
 from .metrics import Counters, render_metrics
-from .queue import defer, make_queue
+from .queue import DEFER_SQL, defer_params
 from .signature import verify
 
 __all__ = ["create_app"]
 
 _MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
-_INSERT = ("INSERT INTO repopilot_deliveries (delivery_id, event, kind) VALUES (%s, %s, %s) "
-           "ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id")
+_IGNORED = ("INSERT INTO repopilot_deliveries (delivery_id, event) VALUES (%s, %s) "
+            "ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id")
 
 
 @dataclass
@@ -41,7 +41,6 @@ class _State:
     settings: ServiceSettings
     counters: Counters
     pool: psycopg_pool.AsyncConnectionPool[Any] | None = None
-    queue: procrastinate.App | None = None
 
 
 def _answer(state: _State, status: int, outcome: str, **extra: Any) -> Response:
@@ -66,22 +65,22 @@ async def _webhook(request: Request) -> Response:
     except ValueError:
         return _answer(state, 400, "bad_request", error="the body is not JSON")
     work = route(event, payload) if isinstance(payload, dict) else None
-    assert state.pool is not None and state.queue is not None
+    assert state.pool is not None
     try:
-        async with state.pool.connection() as conn, conn.transaction():
-            cursor = await conn.execute(_INSERT, (delivery, event, work.kind if work else None))
-            if await cursor.fetchone() is None:
-                return _answer(state, 200, "duplicate")
+        async with state.pool.connection() as conn:
             if work is None:
+                cursor = await conn.execute(_IGNORED, (delivery, event))
+                if await cursor.fetchone() is None:
+                    return _answer(state, 200, "duplicate")
                 return _answer(state, 202, "ignored")
-            # Queued before the delivery row commits: a crash in between leaves a job and no row, and the
-            # redelivery queues it again, which the job's idempotence makes harmless. Never a row without a job.
-            job_id = await defer(state.queue, work)
-            await conn.execute("UPDATE repopilot_deliveries SET job_id = %s WHERE delivery_id = %s",
-                               (job_id, delivery))
+            try:
+                cursor = await conn.execute(DEFER_SQL, defer_params(work, delivery=delivery, event=event))
+            except psycopg.errors.UniqueViolation:
+                return _answer(state, 200, "duplicate")
+            row = await cursor.fetchone()
     except (psycopg.OperationalError, psycopg_pool.PoolTimeout):
         return _answer(state, 503, "unavailable")
-    return _answer(state, 202, "queued", job=job_id, kind=work.kind)
+    return _answer(state, 202, "queued", job=row[0] if row else None, kind=work.kind)
 
 
 async def _healthz(request: Request) -> Response:
@@ -114,13 +113,11 @@ def create_app(settings: ServiceSettings) -> Starlette:
         pool = psycopg_pool.AsyncConnectionPool(settings.database_url, min_size=2, max_size=16, open=False,
                                                 kwargs={"autocommit": True}, timeout=5.0)
         await pool.open()
-        queue = make_queue(settings.database_url)
-        async with queue.open_async():
-            state.pool, state.queue = pool, queue
-            try:
-                yield
-            finally:
-                await pool.close()
+        state.pool = pool
+        try:
+            yield
+        finally:
+            await pool.close()
 
     app = Starlette(routes=[Route("/webhook", _webhook, methods=["POST"]), Route("/", _webhook, methods=["POST"]),
                             Route("/healthz", _healthz), Route("/metrics", _metrics)], lifespan=lifespan)

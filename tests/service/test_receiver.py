@@ -87,3 +87,15 @@ def test_healthz_and_metrics(service: Service) -> None:
     for name in ("repopilot_job_queued_seconds", "repopilot_job_run_seconds", "repopilot_model_tokens_total",
                  "repopilot_model_cost_usd_total"):
         assert f"# TYPE {name}" in text
+
+
+def test_concurrent_copies_of_one_delivery_queue_one_job(service: Service) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    payload = _failed_run(service)
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: service.deliver("workflow_run", payload, delivery="same").json()["status"],
+                                range(16)))
+    assert sorted(answers) == ["duplicate"] * 15 + ["queued"]
+    assert len(_jobs(service)) == 1
+    assert service.sql("SELECT job_id IS NOT NULL FROM repopilot_deliveries") == [(True,)]
