@@ -3,10 +3,19 @@ The CLI is one client; a webhook or a Python caller is another (see docs/archite
 
 from typing import TYPE_CHECKING
 
-from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
-from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
-from ..ci.render import Renderer, split_lines
-from ..ci.report import ReportLine
+from ..ci import (
+    DEFAULT_TOKEN_BUDGET,
+    RENDERERS,
+    DiagnosisReport,
+    DownloadReport,
+    LogInput,
+    Renderer,
+    ReportFailure,
+    ReportLine,
+    parse_run_url,
+    read_report,
+    split_lines,
+)
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -23,13 +32,11 @@ if TYPE_CHECKING:
         start_fix,
         who_am_i,
     )
-    from .fix_seed import describe_diagnosis, seed_messages
     from .github_app import (
         WRITE_ROLES,
         Published,
         diagnosed_run_url,
         installation_token,
-        open_draft_pull_request,
         permission_of,
         publish_report,
         upsert_comment,
@@ -61,7 +68,7 @@ if TYPE_CHECKING:
         fix_pull_request,
         pull_request_head,
     )
-    from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
+    from .runtime import Observer, apply_settings, tool_bounds
     from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, load_settings
 
@@ -71,20 +78,18 @@ __getattr__ = lazy_exports(__name__, {
     "diagnosing": ("diagnose", "open_logs"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
-    "fix_seed": ("describe_diagnosis", "seed_messages"),
+    "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "permission_of",
+                   "publish_report", "upsert_comment"),
     "github_report": (
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
-    "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "open_draft_pull_request",
-                   "permission_of", "publish_report", "upsert_comment"),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
-    "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
-                "tool_bounds"),
     "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
                            "pull_request_head"),
+    "runtime": ("Observer", "apply_settings", "tool_bounds"),
     "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "load_settings"),
 })
@@ -98,6 +103,7 @@ __all__ = [
     "ApprovedPullRequest",
     "CommentOutcome",
     "DiagnosisReport",
+    "DownloadReport",
     "FixOutcome",
     "GitHubRunReport",
     "LogInput",
@@ -116,22 +122,17 @@ __all__ = [
     "ask",
     "budget_usage",
     "comment_on_pull_request",
-    "describe_diagnosis",
     "diagnose",
     "diagnosed_run_url",
     "export_run",
     "fix_pull_request",
     "format_duration",
-    "github_access",
     "github_logs",
     "installation_token",
     "load_proposal",
     "load_service_settings",
     "load_settings",
-    "model_for",
     "models_in",
-    "observed",
-    "open_draft_pull_request",
     "open_logs",
     "parse_run_url",
     "permission_of",
@@ -143,8 +144,6 @@ __all__ = [
     "resolve_run_url",
     "resume_run",
     "run_span_ms",
-    "scanner_for",
-    "seed_messages",
     "shorten",
     "split_lines",
     "start_fix",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ci.github_api import GitHubClient
+from ..ci import GitHubClient
 from .github_report import COMMENT_MARKER, GitHubRunReport
 from .settings import Settings
 

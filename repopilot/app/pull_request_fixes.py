@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ci.github_api import GitHubClient
+from ..ci import GitHubClient
 from ..core import InputError
 from ..repo import checkout_pull_request, fetch_branch, push_branch
 from .fix_runs import ApprovalOutcome, FixOutcome, approve_run, start_fix

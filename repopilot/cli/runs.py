@@ -3,11 +3,10 @@ tools a team already uses. Tables on a terminal, plain columns when piped; `--js
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +25,9 @@ from ..app import (
 )
 from ..core import ConfigError, InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
 from ..core.sanitize import json_visible, visible
-from .console import diff_view, err, out, shown, stderr_is_terminal, stdout_is_terminal
+from .console import diff_view, err, out, shown, stdout_is_terminal
 from .context import settings_from
+from .progress import spinner
 from .summary import format_cost, summary_lines
 
 __all__ = ["register"]
@@ -43,36 +43,33 @@ _DB_HELP = ("Read the runs a RepoPilot service keeps in PostgreSQL (its REPOPILO
             "local trace files.")
 
 
-def _service() -> Any:
-    """The service package, for `--db` (it needs the `service` extra)."""
+def _service_runs(db: str, limit: int) -> list[RunTrace]:
+    """The runs the service keeps in its database, for `--db` (it needs the `service` extra)."""
     try:
-        from .. import service
+        from ..service import service_runs
     except ImportError:
         raise ConfigError("--db needs the service extra: pip install 'repopilot[service]'") from None
-    return service
+    return service_runs(db, limit)
+
+
+def _service_run(db: str, run_id: str) -> RunTrace:
+    try:
+        from ..service import service_run
+    except ImportError:
+        raise ConfigError("--db needs the service extra: pip install 'repopilot[service]'") from None
+    return service_run(db, run_id)
 
 
 def _resolve(run_id: str, db: str | None = None) -> RunTrace:
     """The trace of `run_id`, or of the newest run for `latest`. Bad or unknown ids are InputErrors (exit 2)."""
     if db:
-        trace: RunTrace = _service().service_run(db, run_id)
-        return trace
+        return _service_run(db, run_id)
     if run_id == LATEST:
         newest = next(iter(list_traces()), None)
         if newest is None:
             raise InputError(f"no runs recorded in {runs_dir()}/ yet")
         return newest
     return load_trace(run_id)
-
-
-@contextlib.contextmanager
-def _progress(message: str) -> Iterator[None]:
-    """A spinner on stderr while something slow happens, only when stderr is a terminal."""
-    if stderr_is_terminal():
-        with err.status(message):
-            yield
-    else:
-        yield
 
 
 def _print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),
@@ -122,9 +119,9 @@ def runs_list(
     db: str | None = typer.Option(None, "--db", metavar="URL", help=_DB_HELP),
 ) -> None:
     """List recorded runs, newest first."""
-    with _progress("reading traces…"):
+    with spinner("reading traces…"):
         traces: list[RunTrace] = []
-        for trace in (_service().service_runs(db, limit) if db else list_traces()):
+        for trace in (_service_runs(db, limit) if db else list_traces()):
             traces.append(trace)
             if len(traces) >= limit:
                 break
@@ -275,7 +272,7 @@ def trace_export(
     if html:
         from .trace_page import render_trace_page
 
-        with _progress("rendering the page…"):
+        with spinner("rendering the page…"):
             page = render_trace_page(trace)
         if html == "-":
             typer.echo(page)
@@ -289,7 +286,7 @@ def trace_export(
                 raise InputError(f"cannot write {html}: {exc.strerror}") from None
             err.print(f"wrote {html} ({len(trace.steps)} steps)", markup=False)
     if otlp:
-        with _progress(f"sending spans to {otlp}…"):
+        with spinner(f"sending spans to {otlp}…"):
             sent = export_run(trace, otlp, settings, capture_content=capture_content)
         err.print(f"sent {sent} spans of run {trace.run_id} to {otlp}", markup=False)
 
