@@ -28,9 +28,9 @@ import argparse
 import asyncio
 import itertools
 import json
+import multiprocessing
 import os
 import random
-import re
 import signal
 import statistics
 import subprocess
@@ -56,6 +56,8 @@ SECRET = "bench-webhook-secret"
 REPOS = [f"org{i % 4}/repo{i}" for i in range(20)]  # 20 repositories in 4 installations
 PRS_PER_REPO = 5
 STALLED_AFTER = 6.0
+WORKER_THREADS = 2  # jobs each worker process runs at once
+BURST, CONNECTIONS = 100, 8  # deliveries per burst, sent over this many connections at once
 
 
 def _free_port() -> int:
@@ -66,10 +68,57 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class Fake:
+    """The fake GitHub, running in its own process (so its threads do not share this process's GIL with the
+    load generator), controlled over HTTP."""
+
+    def __init__(self) -> None:
+        fake = FakeGitHubApp(private_key=new_private_key(), port=_free_port())
+        for i, repo in enumerate(REPOS):
+            fake.add_repo(repo, 100 + i % 4)
+        self.app_id, self.private_key, self.url = fake.app_id, fake.private_key, f"http://127.0.0.1:{fake.port}"
+        self.process = multiprocessing.get_context("fork").Process(target=_serve_fake, args=(fake,), daemon=True)
+        self.process.start()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                self.state()
+                return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise SystemExit("the fake GitHub did not start")
+
+    def _call(self, path: str, body: Any = None) -> Any:
+        return httpx.post(f"{self.url}/_fake/{path}", json=body, timeout=60).json()
+
+    def state(self, since: int = 0) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("state", {"since": since})
+        return result
+
+    def add_runs(self, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        payloads: list[dict[str, Any]] = self._call("runs", runs)
+        return payloads
+
+    def fail(self, path: str, status: int, headers: dict[str, str] | None = None, times: int = 1) -> None:
+        self._call("fail", {"path": path, "status": status, "headers": headers, "times": times})
+
+    def slow(self, path: str | None, seconds: float = 0.0) -> None:
+        self._call("slow", {"path": path, "seconds": seconds} if path else None)
+
+    def stop(self) -> None:
+        self.process.kill()
+
+
+def _serve_fake(fake: FakeGitHubApp) -> None:
+    start(fake)
+    while True:
+        time.sleep(3600)
+
+
 @dataclass
 class Rig:
     pg: Postgres
-    fake: FakeGitHubApp
+    fake: Fake
     db: str
     tmp: Path
     port: int
@@ -102,7 +151,8 @@ class Rig:
         raise SystemExit("repopilot serve did not start; see serve.log")
 
     def start_worker(self, name: str) -> None:
-        self.workers[name] = self._spawn("worker", "--name", name, "--concurrency", "4", "--stalled-after",
+        self.workers[name] = self._spawn("worker", "--name", name, "--concurrency", str(WORKER_THREADS),
+                                         "--stalled-after",
                                          str(STALLED_AFTER), log=f"{name}.log")
 
     def keep_workers_alive(self) -> int:
@@ -129,12 +179,14 @@ class Rig:
             cursor = conn.execute(query, args)
             return list(cursor.fetchall()) if cursor.description else []
 
-    def new_delivery(self) -> tuple[str, bytes]:
-        self.run_ids += 1
-        repo = REPOS[self.run_ids % len(REPOS)]
-        pr = 1 + (self.run_ids // len(REPOS)) % PRS_PER_REPO
-        payload = self.fake.add_run(repo, self.run_ids, head_sha=f"{self.run_ids:040x}", pull_request=pr)
-        return str(uuid.uuid4()), json.dumps(payload).encode()
+    def new_deliveries(self, count: int) -> list[tuple[str, bytes]]:
+        """`count` failed runs, registered with the fake GitHub; their signed-to-be deliveries."""
+        runs = []
+        for _ in range(count):
+            self.run_ids += 1
+            runs.append({"repo": REPOS[self.run_ids % len(REPOS)], "run_id": self.run_ids,
+                         "head_sha": f"{self.run_ids:040x}", "pr": 1 + (self.run_ids // len(REPOS)) % PRS_PER_REPO})
+        return [(str(uuid.uuid4()), json.dumps(p).encode()) for p in self.fake.add_runs(runs)]
 
 
 def make_rig() -> Rig:
@@ -142,11 +194,7 @@ def make_rig() -> Rig:
     pg = start_postgres()
     with psycopg.connect(pg.url, autocommit=True) as conn:
         conn.execute("CREATE DATABASE bench")
-    fake = FakeGitHubApp(private_key=new_private_key())
-    for i, repo in enumerate(REPOS):
-        fake.add_repo(repo, 100 + i % 4)
-    start(fake)
-    return Rig(pg, fake, pg.url.replace("/postgres?", "/bench?"), tmp, _free_port())
+    return Rig(pg, Fake(), pg.url.replace("/postgres?", "/bench?"), tmp, _free_port())
 
 
 # -- sending ------------------------------------------------------------------------------------------------
@@ -175,8 +223,8 @@ async def _post(client: httpx.AsyncClient, url: str, delivery: str, body: bytes,
         sent.retry.append((delivery, body))
 
 
-async def send(rig: Rig, deliveries: list[tuple[str, bytes]], *, burst: int = 100, pause: float = 0.25,
-               concurrency: int = 32, during: Any = None) -> Sent:
+async def send(rig: Rig, deliveries: list[tuple[str, bytes]], *, burst: int = BURST, pause: float = 0.25,
+               concurrency: int = CONNECTIONS, during: Any = None) -> Sent:
     """Send in bursts of `burst`, `concurrency` at a time; `during(i)` runs between bursts (fault injection)."""
     sent = Sent()
     url = f"http://127.0.0.1:{rig.port}/webhook"
@@ -206,7 +254,7 @@ def plan(rig: Rig, count: int, replay_share: float = 0.10, seed: int = 7) -> tup
     """`count` deliveries, `replay_share` of them replays of one sent earlier; returns (deliveries, distinct)."""
     rng = random.Random(seed)
     replays = int(count * replay_share)
-    fresh = [rig.new_delivery() for _ in range(count - replays)]
+    fresh = rig.new_deliveries(count - replays)
     out = list(fresh)
     for _ in range(replays):
         at = rng.randrange(1, len(out))
@@ -232,10 +280,9 @@ def wait_for_queue(rig: Rig, timeout: float, *, supervise: bool = False) -> floa
 
 
 def verify(rig: Rig, expected_runs: set[tuple[str, int]]) -> dict[str, Any]:
-    fake = rig.fake
-    with fake.lock:
-        checks = [(c["repo"], int(c["external_id"])) for c in fake.check_runs]
-        comments = [(c["repo"], c["number"]) for c in fake.comments]
+    state = rig.fake.state()
+    checks = [(repo, int(run)) for repo, run in state["check_runs"]]
+    comments = [(repo, int(number)) for repo, number in state["comments"]]
     lost = expected_runs - set(checks)
     duplicate_checks = len(checks) - len(set(checks))
     duplicate_comments = len(comments) - len(set(comments))
@@ -274,6 +321,8 @@ def load_run(rig: Rig, count: int) -> dict[str, Any]:
         "ack_ms": {"p50": round(_pct(ms, 0.5), 2), "p95": round(_pct(ms, 0.95), 2), "p99": round(_pct(ms, 0.99), 2),
                    "mean": round(statistics.fmean(ms), 2)},
         "ack_throughput_per_s": round(len(deliveries) / acked_in, 1),
+        "shape": f"bursts of {BURST} over {CONNECTIONS} connections, 0.25 s apart; 2 workers x {WORKER_THREADS} "
+                 "jobs at once",
         "jobs_per_s": round(distinct / total, 1), "drain_after_last_ack_s": round(drained, 1),
         "queue_latency": queue_latency(rig)})
     return result
@@ -281,7 +330,7 @@ def load_run(rig: Rig, count: int) -> dict[str, Any]:
 
 def kill_run(rig: Rig, count: int) -> dict[str, Any]:
     """kill -9 of worker w1 while it holds jobs; they finish once, on w2."""
-    rig.fake.slow.append((re.compile(r"/logs$"), 0.3))  # jobs stay in flight long enough
+    rig.fake.slow(r"/logs$", 0.3)  # jobs stay in flight long enough
     deliveries, distinct = plan(rig, count, replay_share=0.0)
     expected = {(REPOS[i % len(REPOS)], i) for i in range(rig.run_ids - distinct + 1, rig.run_ids + 1)}
     killed: dict[str, Any] = {}
@@ -291,8 +340,9 @@ def kill_run(rig: Rig, count: int) -> dict[str, Any]:
             return
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            doing = rig.sql("SELECT j.id FROM procrastinate_jobs j JOIN procrastinate_workers w ON j.worker_id = "
-                            "w.id WHERE j.status = 'doing' AND w.name = 'w1'")
+            doing = rig.sql("SELECT j.id FROM procrastinate_jobs j JOIN repopilot_job_runs r ON r.job_id = j.id AND "
+                            "r.attempt = j.attempts WHERE j.status = 'doing' AND r.finished_at IS NULL AND "
+                            "r.worker LIKE '%%/w1'")
             if doing:
                 os.killpg(rig.workers["w1"].pid, signal.SIGKILL)
                 killed.update(at=time.time(), jobs=[r[0] for r in doing])
@@ -302,7 +352,7 @@ def kill_run(rig: Rig, count: int) -> dict[str, Any]:
     asyncio.run(send(rig, deliveries, burst=max(1, count // 4), during=during))
     rig.workers["w1"].wait()
     wait_for_queue(rig, timeout=600)
-    rig.fake.slow.clear()
+    rig.fake.slow(None)
     result = verify(rig, expected)
     ids = killed.get("jobs", [])
     runs = rig.sql("SELECT job_id, count(*) FILTER (WHERE outcome = 'succeeded'), array_agg(worker ORDER BY "
@@ -336,22 +386,21 @@ def github_faults_run(rig: Rig, count: int) -> dict[str, Any]:
     """GitHub answers 502 and 403 rate-limit (resetting in 3 s) to check-run calls for a while."""
     fake = rig.fake
     reset = str(int(time.time()) + 3)
+    first = fake.state()["call_count"]
     fake.fail(r"/check-runs$", 502, times=count)
     fake.fail(r"/commits/[0-9a-f]+/check-runs$", 403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset},
               times=count)
     deliveries, distinct = plan(rig, count, replay_share=0.0)
     expected = {(REPOS[i % len(REPOS)], i) for i in range(rig.run_ids - distinct + 1, rig.run_ids + 1)}
-    first = len(fake.calls)
     asyncio.run(send(rig, deliveries, burst=count))
     wait_for_queue(rig, timeout=600)
     result = verify(rig, expected)
-    with fake.lock:
-        calls = fake.calls[first:]
-    faulted = [c for c in calls if c.status in (403, 502)]
+    calls = fake.state(since=first)["calls"]
+    faulted = [(path, at) for _, path, status, at in calls if status in (403, 502)]
     # Spacing between successive faulted calls of one repository's check-run endpoints: no hot loop.
     by_repo: dict[str, list[float]] = {}
-    for c in faulted:
-        by_repo.setdefault(c.path.split("/")[3], []).append(c.at)
+    for path, at in faulted:
+        by_repo.setdefault(path.split("/")[3], []).append(at)
     gaps = [b - a for times in by_repo.values() for a, b in itertools.pairwise(times)]
     result.update({"faulted_calls": len(faulted), "faulted_calls_per_job": round(len(faulted) / max(1, distinct), 2),
                    "retry_gap_ms": {"min": round(min(gaps, default=0) * 1000, 1),
@@ -363,7 +412,7 @@ def github_faults_run(rig: Rig, count: int) -> dict[str, Any]:
 def forged_run(rig: Rig, count: int) -> dict[str, Any]:
     before = rig.sql("SELECT count(*) FROM repopilot_deliveries")[0][0]
     jobs_before = rig.sql("SELECT count(*) FROM procrastinate_jobs")[0][0]
-    body = json.dumps(rig.fake.add_run(REPOS[0], 10_000_000, head_sha="f" * 40, pull_request=1)).encode()
+    body = rig.new_deliveries(1)[0][1]
     sent = Sent()
 
     async def go() -> None:
@@ -406,6 +455,7 @@ def main() -> None:
                 print(json.dumps({name: figures[name]}, indent=1), flush=True)
     finally:
         rig.stop()
+        rig.fake.stop()
         remove(rig.pg)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
