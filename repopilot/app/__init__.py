@@ -14,6 +14,7 @@ from ..ci import (
     ReportLine,
     parse_run_url,
     read_report,
+    short_fingerprint,
     split_lines,
 )
 from ..core.lazy import lazy_exports
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .memory import list_recurring, prune_history
     from .models_info import models_in
     from .pull_request_fixes import (
         ApprovedPullRequest,
@@ -86,6 +88,7 @@ __getattr__ = lazy_exports(__name__, {
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "memory": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
                            "pull_request_head"),
@@ -129,6 +132,7 @@ __all__ = [
     "format_duration",
     "github_logs",
     "installation_token",
+    "list_recurring",
     "load_proposal",
     "load_service_settings",
     "load_settings",
@@ -136,6 +140,7 @@ __all__ = [
     "open_logs",
     "parse_run_url",
     "permission_of",
+    "prune_history",
     "publish_report",
     "pull_request_head",
     "read_report",
@@ -144,6 +149,7 @@ __all__ = [
     "resolve_run_url",
     "resume_run",
     "run_span_ms",
+    "short_fingerprint",
     "shorten",
     "split_lines",
     "start_fix",

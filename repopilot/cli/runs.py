@@ -182,7 +182,8 @@ def _show_report(recorded: Any) -> None:
     for failure in diag.failures:
         where = failure.where()
         out.print(f"- {failure.rule} ({failure.category}, confidence {failure.confidence})"
-                  f"{' at ' + where if where else ''}: {failure.message}", markup=False)
+                  f"{' at ' + where if where else ''}: {failure.message} [fingerprint {failure.fingerprint}]",
+                  markup=False)
         for line in failure.lines:
             out.print(f"  {str(line.line).rjust(6)} | {line.text}", markup=False)
         if failure.hint:
