@@ -3,10 +3,20 @@ The CLI is one client; a webhook or a Python caller is another (see docs/archite
 
 from typing import TYPE_CHECKING
 
-from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
-from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
-from ..ci.render import Renderer, split_lines
-from ..ci.report import ReportLine
+from ..ci import (
+    DEFAULT_TOKEN_BUDGET,
+    RENDERERS,
+    DiagnosisReport,
+    DownloadReport,
+    LogInput,
+    Renderer,
+    ReportFailure,
+    ReportLine,
+    parse_run_url,
+    read_report,
+    short_fingerprint,
+    split_lines,
+)
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -23,7 +33,15 @@ if TYPE_CHECKING:
         start_fix,
         who_am_i,
     )
-    from .fix_seed import describe_diagnosis, seed_messages
+    from .github_app import (
+        WRITE_ROLES,
+        Published,
+        diagnosed_run_url,
+        installation_token,
+        permission_of,
+        publish_report,
+        upsert_comment,
+    )
     from .github_report import (
         COMMENT_MARKER,
         CommentOutcome,
@@ -43,9 +61,18 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .memory import list_recurring, prune_history
     from .models_info import models_in
+    from .pull_request_fixes import (
+        ApprovedPullRequest,
+        PullRequestHead,
+        approve_for_pull_request,
+        fix_pull_request,
+        pull_request_head,
+    )
     from .receipts import OUTCOME_TEXT, receipt_lines, receipt_markdown, receipts_of
-    from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
+    from .runtime import Observer, apply_settings, tool_bounds
+    from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, load_settings
 
 # Each name is imported from its module the first time it is used (start-up stays fast).
@@ -54,17 +81,21 @@ __getattr__ = lazy_exports(__name__, {
     "diagnosing": ("diagnose", "open_logs"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
-    "fix_seed": ("describe_diagnosis", "seed_messages"),
+    "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "permission_of",
+                   "publish_report", "upsert_comment"),
     "github_report": (
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "memory": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
+    "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
+                           "pull_request_head"),
     "receipts": ("OUTCOME_TEXT", "receipt_lines", "receipt_markdown", "receipts_of"),
-    "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
-                "tool_bounds"),
+    "runtime": ("Observer", "apply_settings", "tool_bounds"),
+    "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "load_settings"),
 })
 
@@ -73,36 +104,48 @@ __all__ = [
     "DEFAULT_TOKEN_BUDGET",
     "OUTCOME_TEXT",
     "RENDERERS",
+    "WRITE_ROLES",
     "ApprovalOutcome",
+    "ApprovedPullRequest",
     "CommentOutcome",
     "DiagnosisReport",
+    "DownloadReport",
     "FixOutcome",
     "GitHubRunReport",
     "LogInput",
     "Observer",
+    "Published",
+    "PullRequestHead",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "ServiceSettings",
     "Settings",
     "apply_settings",
+    "approve_for_pull_request",
     "approve_run",
     "ask",
     "budget_usage",
     "comment_on_pull_request",
-    "describe_diagnosis",
     "diagnose",
+    "diagnosed_run_url",
     "export_run",
+    "fix_pull_request",
     "format_duration",
-    "github_access",
     "github_logs",
+    "installation_token",
+    "list_recurring",
     "load_proposal",
+    "load_service_settings",
     "load_settings",
-    "model_for",
     "models_in",
-    "observed",
     "open_logs",
     "parse_run_url",
+    "permission_of",
+    "prune_history",
+    "publish_report",
+    "pull_request_head",
     "read_report",
     "receipt_lines",
     "receipt_markdown",
@@ -112,8 +155,7 @@ __all__ = [
     "resolve_run_url",
     "resume_run",
     "run_span_ms",
-    "scanner_for",
-    "seed_messages",
+    "short_fingerprint",
     "shorten",
     "split_lines",
     "start_fix",
@@ -121,5 +163,6 @@ __all__ = [
     "step_subject",
     "timeline",
     "tool_bounds",
+    "upsert_comment",
     "who_am_i",
 ]

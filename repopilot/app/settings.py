@@ -17,8 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..ci import MAX_STDIN_BYTES
-from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
+from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
 from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Redactor, active_redactor
 from ..providers import provider_variables
 from ..telemetry import capture_content_from_env
@@ -27,6 +26,8 @@ __all__ = ["CONFIG_KEYS", "Settings", "load_settings", "user_config_path"]
 
 DEFAULT_RUNS_DIR = ".runs"
 DEFAULT_GITHUB_SERVER = "https://github.com"
+DEFAULT_HISTORY_DAYS = 90
+_OFF = ("off", "none", "no", "false", "0")
 # Environment variables that are not settings of their own but are passed to the layer that declares them.
 _OTEL_PREFIX = "OTEL_"
 
@@ -63,6 +64,9 @@ _KEYS: dict[str, _Key] = {
     "verify_timeout": _Key("REPOPILOT_VERIFY_TIMEOUT", float),
     "verify_network": _Key("REPOPILOT_VERIFY_NETWORK", bool),
     "allow_weakening": _Key(None, bool, in_files=False),
+    # The failure history (a SQLite file; `off` records nothing) and how many days its rows are kept.
+    "history": _Key("REPOPILOT_HISTORY", Path),
+    "history_days": _Key("REPOPILOT_HISTORY_DAYS", int),
 }
 # The `[verify]` table's keys and the settings they set.
 _VERIFY_TABLE = {"enabled": "verify", "cmd": "verify_cmd", "setup": "verify_setup", "timeout": "verify_timeout",
@@ -106,6 +110,8 @@ class Settings:
     allow_weakening: bool = False
     # What a verification command is given of the environment (see _VERIFY_ENV), never shown.
     verify_env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    history: Path | None = None  # None: the user's state directory (see `history_path`)
+    history_days: int = DEFAULT_HISTORY_DAYS
     # Read from the environment only, never shown by `repopilot config`.
     github_token: str | None = field(default=None, repr=False)
     # The GitHub Actions context of `github report` (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_EVENT_PATH, ...).
@@ -117,6 +123,7 @@ class Settings:
     # Where each setting came from: "default", "flag --x", "env VAR", "config PATH".
     origins: Mapping[str, str] = field(default_factory=dict)
     xdg_cache_home: str | None = None
+    xdg_state_home: str | None = None
     # The secrets every output must hide (the secret-looking variables' values), for the core's redaction.
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
@@ -135,13 +142,20 @@ class Settings:
             return self.cache_dir
         return Path(self.xdg_cache_home or "~/.cache").expanduser() / "repopilot"
 
+    def history_path(self) -> Path | None:
+        """The failure history file, or None when it is turned off (`history = "off"`)."""
+        if self.history is not None:
+            return None if str(self.history).lower() in _OFF else self.history
+        return Path(self.xdg_state_home or "~/.local/state").expanduser() / "repopilot" / "history.sqlite3"
+
     def capture_content(self) -> bool:
         """Whether spans may carry message content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""
         return capture_content_from_env(self.otel_env)
 
     def shown(self) -> list[tuple[str, str, str]]:
         """(setting, value, origin) for `repopilot config`; secrets only say whether they are set."""
-        rows = [(name, _show(self.scanner_cache_dir() if name == "cache_dir" else getattr(self, name)),
+        computed = {"cache_dir": self.scanner_cache_dir(), "history": self.history_path() or "off"}
+        rows = [(name, _show(computed[name] if name in computed else getattr(self, name)),
                  self.origins.get(name, "default")) for name in _KEYS]
         rows.append(("github_token", "set" if self.github_token else "not set",
                      "env GITHUB_TOKEN" if self.github_token else "-"))
@@ -265,6 +279,7 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
         origins=origins,
         xdg_cache_home=environ.get("XDG_CACHE_HOME") or None,
         verify_env=verify_environment(environ),
+        xdg_state_home=environ.get("XDG_STATE_HOME") or None,
         redactor=Redactor.from_environ(environ, rules=active_redactor().rules),
     )
     return settings.with_flags(**flags)

@@ -3,11 +3,10 @@ tools a team already uses. Tables on a terminal, plain columns when piped; `--js
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +25,11 @@ from ..app import (
     step_subject,
     timeline,
 )
-from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
+from ..core import ConfigError, InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
 from ..core.sanitize import json_visible, visible
-from .console import diff_view, err, out, shown, stderr_is_terminal, stdout_is_terminal
+from .console import diff_view, err, out, shown, stdout_is_terminal
 from .context import settings_from
+from .progress import spinner
 from .summary import format_cost, summary_lines
 
 __all__ = ["register"]
@@ -41,24 +41,37 @@ _STATUS_STYLE = {"completed": "green", "approved": "green", "failed": "red", "re
 
 
 # -- shared helpers -------------------------------------------------------------------------------------------
-def _resolve(run_id: str) -> RunTrace:
+_DB_HELP = ("Read the runs a RepoPilot service keeps in PostgreSQL (its REPOPILOT_DATABASE_URL) instead of the "
+            "local trace files.")
+
+
+def _service_runs(db: str, limit: int) -> list[RunTrace]:
+    """The runs the service keeps in its database, for `--db` (it needs the `service` extra)."""
+    try:
+        from ..service import service_runs
+    except ImportError:
+        raise ConfigError("--db needs the service extra: pip install 'repopilot[service]'") from None
+    return service_runs(db, limit)
+
+
+def _service_run(db: str, run_id: str) -> RunTrace:
+    try:
+        from ..service import service_run
+    except ImportError:
+        raise ConfigError("--db needs the service extra: pip install 'repopilot[service]'") from None
+    return service_run(db, run_id)
+
+
+def _resolve(run_id: str, db: str | None = None) -> RunTrace:
     """The trace of `run_id`, or of the newest run for `latest`. Bad or unknown ids are InputErrors (exit 2)."""
+    if db:
+        return _service_run(db, run_id)
     if run_id == LATEST:
         newest = next(iter(list_traces()), None)
         if newest is None:
             raise InputError(f"no runs recorded in {runs_dir()}/ yet")
         return newest
     return load_trace(run_id)
-
-
-@contextlib.contextmanager
-def _progress(message: str) -> Iterator[None]:
-    """A spinner on stderr while something slow happens, only when stderr is a terminal."""
-    if stderr_is_terminal():
-        with err.status(message):
-            yield
-    else:
-        yield
 
 
 def _print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),
@@ -105,11 +118,12 @@ def _cost(trace: RunTrace) -> str:
 def runs_list(
     limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show at most this many runs."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array instead of a table."),
+    db: str | None = typer.Option(None, "--db", metavar="URL", help=_DB_HELP),
 ) -> None:
     """List recorded runs, newest first."""
-    with _progress("reading traces…"):
-        traces = []
-        for trace in list_traces():
+    with spinner("reading traces…"):
+        traces: list[RunTrace] = []
+        for trace in (_service_runs(db, limit) if db else list_traces()):
             traces.append(trace)
             if len(traces) >= limit:
                 break
@@ -122,7 +136,7 @@ def runs_list(
         }) for t in traces], indent=1)))
         return
     if not traces:
-        err.print(f"no runs recorded in {runs_dir()}/ yet", markup=False)
+        err.print(f"no runs recorded in {'the service database' if db else str(runs_dir()) + '/'} yet", markup=False)
         return
     headers = ["run id", "started", "command", "goal", "status", "model", "steps", "tokens", "cost", "duration"]
     rows, styles = [], []
@@ -170,7 +184,8 @@ def _show_report(recorded: Any) -> None:
     for failure in diag.failures:
         where = failure.where()
         out.print(f"- {failure.rule} ({failure.category}, confidence {failure.confidence})"
-                  f"{' at ' + where if where else ''}: {failure.message}", markup=False)
+                  f"{' at ' + where if where else ''}: {failure.message} [fingerprint {failure.fingerprint}]",
+                  markup=False)
         for line in failure.lines:
             out.print(f"  {str(line.line).rjust(6)} | {line.text}", markup=False)
         if failure.hint:
@@ -180,9 +195,10 @@ def _show_report(recorded: Any) -> None:
 def runs_show(
     run_id: str = typer.Argument(..., help="A run id from `repopilot runs list`, or `latest`."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole trace as JSON."),
+    db: str | None = typer.Option(None, "--db", metavar="URL", help=_DB_HELP),
 ) -> None:
     """Show one run as a timeline: every step, its duration, tokens and outcome, then the totals."""
-    trace = RunTrace.model_validate(redact(_resolve(run_id).model_dump(mode="json")))
+    trace = RunTrace.model_validate(redact(_resolve(run_id, db).model_dump(mode="json")))
     if as_json:
         typer.echo(json_visible(trace.model_dump_json(indent=1)))
         return
@@ -266,7 +282,7 @@ def trace_export(
     if html:
         from .trace_page import render_trace_page
 
-        with _progress("rendering the page…"):
+        with spinner("rendering the page…"):
             page = render_trace_page(trace)
         if html == "-":
             typer.echo(page)
@@ -280,7 +296,7 @@ def trace_export(
                 raise InputError(f"cannot write {html}: {exc.strerror}") from None
             err.print(f"wrote {html} ({len(trace.steps)} steps)", markup=False)
     if otlp:
-        with _progress(f"sending spans to {otlp}…"):
+        with spinner(f"sending spans to {otlp}…"):
             sent = export_run(trace, otlp, settings, capture_content=capture_content)
         err.print(f"sent {sent} spans of run {trace.run_id} to {otlp}", markup=False)
 

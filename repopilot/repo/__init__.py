@@ -1,16 +1,18 @@
-"""The repository side: the sandbox, the read-only tools, diff validation and the approved apply."""
+"""The repository side: the sandbox, the read-only tools, diff validation, the approved apply, the weakening
+guard and the disposable workspaces of verification."""
 
 from .apply import AppliedFix, apply_fix
 from .diff import ValidatedDiff
 from .fixer import FIX_SYSTEM_PROMPT, fix_tools
-from .gitrun import GitFailed, GitTimeout, run_git
+from .gitrun import GitTimeout, run_git
 from .guard import check_weakening
 from .propose import Verifier, mark_applied
-from .sandbox import Sandbox, check_ref, open_repo
+from .remote import checkout_pull_request, fetch_branch, push_branch
+from .sandbox import Sandbox, open_repo
 from .tools import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS, repo_tools
 from .workspace import apply_in, run_command, tool_versions, worktree
 
-__all__ = ["FIX_SYSTEM_PROMPT", "MAX_LINE_BYTES", "MAX_RESULT_BYTES", "TOOL_SECONDS", "AppliedFix", "GitFailed",
-           "GitTimeout", "Sandbox", "ValidatedDiff", "Verifier", "apply_fix", "apply_in", "check_ref",
-           "check_weakening", "fix_tools", "mark_applied", "open_repo", "repo_tools", "run_command", "run_git",
-           "tool_versions", "worktree"]
+__all__ = ["FIX_SYSTEM_PROMPT", "MAX_LINE_BYTES", "MAX_RESULT_BYTES", "TOOL_SECONDS", "AppliedFix",
+           "GitTimeout", "Sandbox", "ValidatedDiff", "Verifier", "apply_fix", "apply_in", "check_weakening",
+           "checkout_pull_request", "fetch_branch", "fix_tools", "mark_applied", "open_repo", "push_branch",
+           "repo_tools", "run_command", "run_git", "tool_versions", "worktree"]
