@@ -70,7 +70,7 @@ if TYPE_CHECKING:
         fix_pull_request,
         pull_request_head,
     )
-    from .receipts import OUTCOME_TEXT, receipt_lines, receipt_markdown, receipts_of
+    from .receipts import receipt_lines, receipt_markdown, receipts_of
     from .runtime import Observer, apply_settings, tool_bounds
     from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, load_settings
@@ -93,7 +93,7 @@ __getattr__ = lazy_exports(__name__, {
     "models_info": ("models_in",),
     "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
                            "pull_request_head"),
-    "receipts": ("OUTCOME_TEXT", "receipt_lines", "receipt_markdown", "receipts_of"),
+    "receipts": ("receipt_lines", "receipt_markdown", "receipts_of"),
     "runtime": ("Observer", "apply_settings", "tool_bounds"),
     "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "load_settings"),
@@ -102,7 +102,6 @@ __getattr__ = lazy_exports(__name__, {
 __all__ = [
     "COMMENT_MARKER",
     "DEFAULT_TOKEN_BUDGET",
-    "OUTCOME_TEXT",
     "RENDERERS",
     "WRITE_ROLES",
     "ApprovalOutcome",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .command import find_command, log_lines
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
     from .failure_history import FailureRow, HistoryStore, Recurring, RunRecord
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
+    "command": ("find_command", "log_lines"),
     "engine": ("default_scanner", "diagnose_input", "diagnose_source"),
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
     "failure_history": ("FailureRow", "HistoryStore", "Recurring", "RunRecord"),
@@ -61,8 +63,10 @@ __all__ = [
     "diagnose_input",
     "diagnose_source",
     "failed_jobs",
+    "find_command",
     "github_log_inputs",
     "is_run_url",
+    "log_lines",
     "open_sources",
     "parse_run_url",
     "read_report",

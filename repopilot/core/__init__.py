@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .model import Model, TextCallback
-    from .receipt import FailingCommand, GuardHit, GuardResult
+    from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Receipt
     from .retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
     from .tools import Tool, ToolContext, ToolRegistry, tool
     from .trace import (
@@ -72,7 +72,7 @@ __getattr__ = lazy_exports(__name__, {
         "Usage", "UserMessage"
     ),
     "model": ("Model", "TextCallback"),
-    "receipt": ("FailingCommand", "GuardHit", "GuardResult"),
+    "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Receipt"),
     "retry": ("RETRYABLE_STATUS", "RetriesExhausted", "Retry", "RetryPolicy", "parse_retry_after", "retry_call"),
     "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
     "trace": (
@@ -91,6 +91,7 @@ __all__ = [
     "ApprovalRequired",
     "AssistantMessage",
     "Budgets",
+    "CommandRun",
     "ConfigError",
     "DeadlineExceeded",
     "EndRun",
@@ -104,6 +105,7 @@ __all__ = [
     "ModelResponse",
     "Proposal",
     "ProviderError",
+    "Receipt",
     "Redactor",
     "RepoPilotError",
     "RetriesExhausted",
