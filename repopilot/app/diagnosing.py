@@ -49,6 +49,9 @@ def diagnose(sources: Sequence[LogInput], settings: Settings, *, baseline: LogIn
                                             workspace=settings.actions.get("GITHUB_WORKSPACE"))
                 # `run_id` is the CI run (from a run URL); `trace_run_id` names this diagnosis's own trace.
                 reports.append(result.report().model_copy(update={"trace_run_id": rec.trace.run_id}))
+        except KeyboardInterrupt:
+            rec.finish("interrupted")
+            raise
         except BaseException:
             rec.finish("failed")
             raise

@@ -1,0 +1,14 @@
+"""The command line. `run` is the console script: it loads the CLI inside a guard, so Ctrl-C while the modules
+are still loading ends quietly (exit 130, the shell's convention) instead of printing a traceback."""
+
+import sys
+
+__all__ = ["run"]
+
+
+def run() -> None:
+    try:
+        from .main import main
+    except KeyboardInterrupt:
+        sys.exit(130)
+    sys.exit(main())

@@ -13,7 +13,7 @@ from ..core import DEFAULT_MAX_STEPS, RunTrace, Step, redact_text
 from ..core.sanitize import json_visible, visible
 from .console import out, stdout_is_terminal
 from .context import settings_from
-from .session import reporting
+from .session import reporting, summaries
 
 __all__ = ["register"]
 
@@ -28,8 +28,15 @@ def ask(
     max_seconds: float | None = typer.Option(None, "--max-seconds", min=0.1, help="Wall-clock budget."),
     max_cost: float | None = typer.Option(None, "--max-cost", min=0.0, help="Cost budget in USD."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of text."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary after the answer."),
 ) -> None:
     """Answer a question about a local git repository; every step is traced."""
+    with summaries(quiet=quiet):
+        _ask(goal, repo, max_steps, max_tokens, max_seconds, max_cost, as_json)
+
+
+def _ask(goal: str, repo: Path, max_steps: int | None, max_tokens: int | None, max_seconds: float | None,
+         max_cost: float | None, as_json: bool) -> None:
     settings = settings_from(max_steps=max_steps)
     # On a terminal the answer is shown as it arrives; a pipe or --json gets it whole, once, at the end.
     printer = _StreamPrinter() if stdout_is_terminal() and not as_json else None

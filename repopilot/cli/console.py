@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 from ..core.sanitize import UNSAFE, visible
 
-__all__ = ["diff_view", "err", "out", "shown", "stderr_is_terminal", "stdout_is_terminal"]
+__all__ = ["diff_view", "err", "out", "shown", "stderr_is_terminal", "stdin_is_terminal",
+           "stdout_is_terminal"]
 
 
 def _sanitised(buffer: Iterable[Segment]) -> Iterator[Segment]:
@@ -74,6 +75,10 @@ def shown(text: object, *, newlines: bool = False) -> str:
 
 def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
+
+
+def stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
 
 
 def stderr_is_terminal() -> bool:

@@ -6,15 +6,19 @@ import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import typer
 
 from ..app import DEFAULT_TOKEN_BUDGET, LogInput, diagnose, open_logs
-from ..core import InputError
-from .console import err, shown, stderr_is_terminal
+from ..core import InputError, UsageError
+from .console import err, shown, stderr_is_terminal, stdin_is_terminal
 from .context import settings_from
 from .render import Format, renderer
-from .session import reporting
+from .session import reporting, summaries
+
+if TYPE_CHECKING:
+    from ..app import Settings
 
 __all__ = ["EXAMPLE_LOG", "diagnose_command", "register"]
 
@@ -41,25 +45,50 @@ def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
         yield lambda done: bar.update(task, completed=done)
 
 
+NO_SOURCE = ("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL, or pipe a log in "
+             "(gh run view RUN --log-failed | repopilot diagnose); `repopilot diagnose --example` diagnoses a "
+             "failing log bundled with RepoPilot")
+
+
+def _inputs(source: str | None, example: bool, settings: Settings) -> tuple[list[LogInput], str]:
+    """The logs to diagnose and what the trace calls them. A piped stdin is read when no SOURCE is given (it is
+    what the person meant); a terminal's stdin is not, since nothing is coming."""
+    if example:
+        if source is not None:
+            raise UsageError(f"--example diagnoses the bundled log; drop it or the SOURCE {source!r}")
+        return [_example()], f"example:{EXAMPLE_LOG}"
+    if source is None:
+        if stdin_is_terminal():
+            raise UsageError(NO_SOURCE)
+        source = "-"
+    return open_logs(source, settings), source
+
+
 def diagnose_command(
-    source: str | None = typer.Argument(None, help="A log file, '-' for stdin, a run-logs .zip, or a run URL. "
-                                        "Without it, a bundled example log is diagnosed."),
+    source: str | None = typer.Argument(None, show_default=False,
+                                        help="A log file, '-' for stdin, a run-logs .zip, or a run URL. Without "
+                                             "it, a log piped to stdin is read."),
+    example: bool = typer.Option(False, "--example", help=f"Diagnose a real failing GitHub Actions log bundled "
+                                 f"with RepoPilot ({EXAMPLE_LOG}: no network, no model)."),
     baseline: str | None = typer.Option(None, "--baseline", help="The passing log of the same job: lines it "
                                         "also has are not candidates."),
     fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
     no_llm: bool = typer.Option(False, "--no-llm", help="Never call a model, even when the rules are unsure."),
     token_budget: int | None = typer.Option(None, "--token-budget", min=100, show_default=False,
                                             help=f"Token budget of the excerpt (default {DEFAULT_TOKEN_BUDGET})."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Text format: every failure and all its lines."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every failure and all its lines (text format), "
+                                 "and the whole run summary."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary after the diagnosis."),
 ) -> None:
     """Diagnose a failing CI log: category, causal lines, hint. Exit 0 when a diagnosis was produced."""
+    with summaries(verbose=verbose, quiet=quiet):
+        _diagnose(source, example, baseline, fmt, no_llm, token_budget, verbose)
+
+
+def _diagnose(source: str | None, example: bool, baseline: str | None, fmt: Format, no_llm: bool,
+              token_budget: int | None, verbose: bool) -> None:
     settings = settings_from(token_budget=token_budget)
-    if source is None:
-        err.print(f"repopilot: no SOURCE given; diagnosing the bundled example log {EXAMPLE_LOG} "
-                  "(pass a log file, '-', a .zip or a run URL)", markup=False)
-        inputs = [_example()]
-    else:
-        inputs = open_logs(source, settings)
+    inputs, named = _inputs(source, example, settings)
     base = None
     if baseline is not None:
         bases = open_logs(baseline, settings)
@@ -67,7 +96,7 @@ def diagnose_command(
             raise InputError(f"--baseline must name one log; {baseline} holds {len(bases)}")
         base = bases[0]
     reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=_progress,
-                       goal=f"diagnose {source or 'example:' + EXAMPLE_LOG}")
+                       goal=f"diagnose {named}")
     typer.echo(renderer(fmt, verbose=verbose)(reports), nl=False)
 
 

@@ -32,7 +32,7 @@ from ..core import DEFAULT_MAX_STEPS, Proposal, RunError, UsageError, load_trace
 from .console import diff_view, err, out
 from .context import settings_from
 from .render import render_text
-from .session import reporting
+from .session import reporting, summaries
 
 __all__ = ["register"]
 
@@ -133,12 +133,16 @@ def fix(
     no_llm_diagnosis: bool = typer.Option(False, "--no-llm-diagnosis",
                                           help="Diagnose with the rules only, never escalating to the model."),
     baseline: str | None = typer.Option(None, "--baseline", help="The passing log of the same job."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="The whole run summary, even without model calls."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary at the end."),
 ) -> None:
     """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
     settings = settings_from(max_steps=max_steps)
-    done = start_fix(source, settings, repo=repo, baseline=baseline, no_llm_diagnosis=no_llm_diagnosis,
-                     observer=reporting, on_diagnosis=_show_diagnosis)
-    _conclude(done, yes=yes)
+    # The summary comes after the approval question: nothing stands between the diff and the y/N.
+    with summaries(verbose=verbose, quiet=quiet):
+        done = start_fix(source, settings, repo=repo, baseline=baseline, no_llm_diagnosis=no_llm_diagnosis,
+                         observer=reporting, on_diagnosis=_show_diagnosis)
+        _conclude(done, yes=yes)
 
 
 def approve(
@@ -189,13 +193,16 @@ def resume(
     run_id: str = typer.Argument(..., help="The run to continue."),
     repo: Path | None = typer.Option(None, "--repo", help="The repository (default: the run's)."),
     yes: bool = typer.Option(False, "--yes", help="Approve a new proposal without asking."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="The whole run summary, even without model calls."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary at the end."),
 ) -> None:
     """Continue a run from its trace: answered model turns and recorded tool results are not repeated."""
-    done = resume_run(run_id, settings_from(), repo=repo, observer=reporting, on_diagnosis=_show_diagnosis)
-    if done.trace.command == "fix":
-        _conclude(done, yes=yes)
-    else:
-        out.print(redact_text(done.trace.answer or f"(no answer; status {done.trace.status})"), markup=False)
+    with summaries(verbose=verbose, quiet=quiet):
+        done = resume_run(run_id, settings_from(), repo=repo, observer=reporting, on_diagnosis=_show_diagnosis)
+        if done.trace.command == "fix":
+            _conclude(done, yes=yes)
+        else:
+            out.print(redact_text(done.trace.answer or f"(no answer; status {done.trace.status})"), markup=False)
 
 
 def register(app: typer.Typer) -> None:

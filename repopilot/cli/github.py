@@ -26,7 +26,7 @@ from ..core import InputError, RepoPilotError, redact_text
 from ..core.sanitize import visible
 from .console import err, out
 from .context import settings_from
-from .session import reporting
+from .session import reporting, summaries
 
 __all__ = ["COMMENT_MARKER", "register"]
 _SUMMARY_LIMIT = 1024 * 1024 - 1024  # bytes; GitHub refuses larger step summaries (kept a little margin)
@@ -77,35 +77,36 @@ def report(
                               help="provider:model to consult when the rules are unsure (default: rules only)."),
 ) -> None:
     """Diagnose a run's failed jobs for the GitHub Action: job summary, annotations, optional PR comment."""
-    settings = settings_from(model=model or None)
-    url = resolve_run_url(run, settings)
-    ref = parse_run_url(url)
-    err.print(f"repopilot: diagnosing the failed jobs of {ref.slug} run {ref.run_id}", markup=False)
-    try:
-        # Each log is downloaded and diagnosed once; the formats below are renderings of the same reports.
-        found = report_github_run(url, settings, no_llm=not model, observer=reporting)
-    except RepoPilotError as exc:
-        # Say it where people look (the summary), then fail the step with the error's own exit code.
-        if summary_file is not None:
-            _write_summary(summary_file, f"### RepoPilot\n\nThe diagnosis failed: {redact_text(str(exc))}\n")
-        raise
-    if found.nothing_to_diagnose is not None:
-        _write_summary(summary_file, f"### RepoPilot\n\nNothing to diagnose: {found.nothing_to_diagnose}.\n")
-        err.print(f"repopilot: {found.nothing_to_diagnose}; nothing to report", markup=False)
-        return
-    markdown = found.render("markdown")
-    _write_summary(summary_file, markdown)
-    if annotations:
-        sys.stdout.write(visible(found.render("github")))
-        sys.stdout.flush()
-    if comment_on_pr:
-        done = comment_on_pull_request(found, markdown, settings)
-        if done.number is None:
-            err.print("repopilot: the run has no pull request (a push, or a fork's PR); no comment posted",
-                      markup=False)
-        else:
-            err.print(f"repopilot: {'updated the comment' if done.updated else 'commented'} on #{done.number}: "
-                      f"{done.url}", markup=False)
+    with summaries():
+        settings = settings_from(model=model or None)
+        url = resolve_run_url(run, settings)
+        ref = parse_run_url(url)
+        err.print(f"repopilot: diagnosing the failed jobs of {ref.slug} run {ref.run_id}", markup=False)
+        try:
+            # Each log is downloaded and diagnosed once; the formats below are renderings of the same reports.
+            found = report_github_run(url, settings, no_llm=not model, observer=reporting)
+        except RepoPilotError as exc:
+            # Say it where people look (the summary), then fail the step with the error's own exit code.
+            if summary_file is not None:
+                _write_summary(summary_file, f"### RepoPilot\n\nThe diagnosis failed: {redact_text(str(exc))}\n")
+            raise
+        if found.nothing_to_diagnose is not None:
+            _write_summary(summary_file, f"### RepoPilot\n\nNothing to diagnose: {found.nothing_to_diagnose}.\n")
+            err.print(f"repopilot: {found.nothing_to_diagnose}; nothing to report", markup=False)
+            return
+        markdown = found.render("markdown")
+        _write_summary(summary_file, markdown)
+        if annotations:
+            sys.stdout.write(visible(found.render("github")))
+            sys.stdout.flush()
+        if comment_on_pr:
+            done = comment_on_pull_request(found, markdown, settings)
+            if done.number is None:
+                err.print("repopilot: the run has no pull request (a push, or a fork's PR); no comment posted",
+                          markup=False)
+            else:
+                err.print(f"repopilot: {'updated the comment' if done.updated else 'commented'} on #{done.number}: "
+                          f"{done.url}", markup=False)
 
 
 def _write_summary(summary_file: Path | None, markdown: str) -> None:

@@ -16,6 +16,7 @@ from .. import __version__
 from ..core import Redactor, RepoPilotError, RunError, UserError, install_redactor, redact_text
 from .console import err
 from .context import forget_settings, load_root_settings
+from .session import forget_runs, last_run
 
 __all__ = ["EXIT", "app", "exit_code_for", "main", "run"]
 
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     # REPOPILOT_DEBUG counts even when the settings cannot be read (a broken config file is what one debugs).
     _DEBUG[0] = bool(os.environ.get("REPOPILOT_DEBUG"))
     forget_settings()
+    forget_runs()
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
         args = sys.argv[1:] if argv is None else argv
@@ -161,12 +163,22 @@ def _tolerate_undecodable_text() -> None:
             reconfigure(errors="backslashreplace")
 
 
-# typer turns Ctrl-C inside a command into exit 130.
+# typer turns Ctrl-C inside a command into exit 130; so does the shell's convention for a SIGINT with no run.
 _TYPER_INTERRUPTED = 130
+_RESUMABLE = ("ask", "fix")
 
 
 def _interrupted() -> int:
-    err.print("interrupted; a run in progress is recorded and can be resumed with `repopilot resume RUN_ID`")
+    """Ctrl-C: one line naming the run it stopped (exit 5), or, before any run started, a quiet exit 130."""
+    run = last_run()
+    if run is None:
+        err.print("repopilot: interrupted", markup=False)
+        return _TYPER_INTERRUPTED
+    run_id, command = run
+    if command in _RESUMABLE:
+        err.print(f"interrupted; run {run_id} is recorded: `repopilot resume {run_id}` continues it", markup=False)
+    else:
+        err.print(f"interrupted; run {run_id} is recorded as interrupted", markup=False)
     return EXIT["interrupted"]
 
 

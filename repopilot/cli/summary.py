@@ -7,7 +7,7 @@ from pathlib import Path
 from ..core import RunTrace, redact_text
 from .console import err, shown
 
-__all__ = ["format_cost", "print_summary", "summary_lines"]
+__all__ = ["format_cost", "print_summary", "summary_line", "summary_lines"]
 
 
 def format_cost(cost: float | None) -> str:
@@ -35,6 +35,11 @@ def summary_lines(trace: RunTrace, path: Path) -> list[tuple[str, str]]:
         ("duration", f"{t.duration_ms / 1000:.2f}s"),
         ("trace", str(path)),
     ]
+
+
+def summary_line(trace: RunTrace) -> str:
+    """The run in one line (runs without a model): its id, how it ended, how long it took."""
+    return (f"run {trace.run_id} · {trace.status} · {trace.totals.duration_ms / 1000:.2f}s · no model calls")
 
 
 def print_summary(trace: RunTrace, path: Path) -> None:

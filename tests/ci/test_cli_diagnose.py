@@ -15,10 +15,10 @@ from repopilot.core import read_trace
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ci"
 
 
-def test_default_is_the_bundled_example(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["diagnose"]) == 0
-    out, err = capsys.readouterr()
-    assert "bundled example" in err
+def test_the_bundled_example_is_behind_a_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diagnose", "--example"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("example: go-build-error.log")
     assert "build" in out and "credentials_test.go:88" in out and "hint:" in out
 
 
