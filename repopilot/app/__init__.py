@@ -12,6 +12,7 @@ from ..core.lazy import lazy_exports
 if TYPE_CHECKING:
     from .asking import ask
     from .diagnosing import diagnose, open_logs
+    from .discovery import DiscoveredRun, Discovery, discover_run
     from .fix_runs import (
         ApprovalOutcome,
         FixOutcome,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(__name__, {
     "asking": ("ask",),
     "diagnosing": ("diagnose", "open_logs"),
+    "discovery": ("DiscoveredRun", "Discovery", "discover_run"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
     "fix_seed": ("describe_diagnosis", "seed_messages"),
@@ -73,6 +75,8 @@ __all__ = [
     "ApprovalOutcome",
     "CommentOutcome",
     "DiagnosisReport",
+    "DiscoveredRun",
+    "Discovery",
     "FixOutcome",
     "GitHubRunReport",
     "LogInput",
@@ -89,6 +93,7 @@ __all__ = [
     "comment_on_pull_request",
     "describe_diagnosis",
     "diagnose",
+    "discover_run",
     "export_run",
     "format_duration",
     "github_access",

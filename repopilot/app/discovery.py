@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..ci.runurl import DEFAULT_API_URL
 from ..core import InputError
-from ..repo.remotes import GitHubCheckout, github_checkout
 from .settings import Settings
 
-__all__ = ["Discovery", "discover_run", "discovery_possible"]
+if TYPE_CHECKING:  # git and the HTTP client are imported only when a run is looked up
+    from ..repo.remotes import GitHubCheckout
+
+__all__ = ["DiscoveredRun", "Discovery", "discover_run"]
 
 
 @dataclass(frozen=True)
@@ -28,38 +31,50 @@ class Discovery:
         return any(v is not None for v in (self.branch, self.workflow, self.run))
 
 
+@dataclass(frozen=True)
+class DiscoveredRun:
+    url: str
+    what: str  # how it was found, to tell the person ("the latest failed run of octo/demo on branch main")
+
+
 def _hosts(settings: Settings) -> tuple[str, ...]:
     host = (urlsplit(settings.github_server_url).hostname or "github.com").lower()
     return tuple(dict.fromkeys((host, "github.com")))
 
 
-def discovery_possible(settings: Settings, cwd: Path) -> GitHubCheckout | None:
-    """The checkout to discover a run for, when discovery applies: a GitHub token is configured and `cwd` is a
-    git checkout with a GitHub remote. None otherwise."""
+def discover_run(settings: Settings, cwd: Path, ask: Discovery) -> DiscoveredRun | None:
+    """The run to diagnose when no SOURCE is given, or None when discovery does not apply: no GitHub token is
+    configured, or `cwd` is not a git checkout with a GitHub remote. InputError when it applies but finds no
+    run."""
     if not settings.github_token:
         return None
-    return github_checkout(cwd, _hosts(settings))
+    from ..repo.remotes import github_checkout
 
-
-def discover_run(settings: Settings, checkout: GitHubCheckout, ask: Discovery) -> str:
-    """The run URL to diagnose (InputError when there is no such run)."""
-    from ..ci.github_api import GitHubClient  # the HTTP client: only when a run is looked up
-
+    checkout = github_checkout(cwd, _hosts(settings))
+    if checkout is None:
+        return None
     where = f"https://{checkout.host}/{checkout.slug}/actions/runs"
     if ask.run is not None:
-        return f"{where}/{ask.run}"
+        return DiscoveredRun(f"{where}/{ask.run}", f"run {ask.run} of {checkout.slug}")
     branch = ask.branch or checkout.branch
     if branch is None:
         raise InputError("HEAD is detached: name the branch whose failed run to diagnose with --branch, or the "
                          "run with --run")
+    run_id = _latest_failed(settings, checkout, branch, ask.workflow)
+    wf = f" of workflow {ask.workflow}" if ask.workflow else ""
+    return DiscoveredRun(f"{where}/{run_id}", f"the latest failed run{wf} of {checkout.slug} on branch {branch}")
+
+
+def _latest_failed(settings: Settings, checkout: GitHubCheckout, branch: str, workflow: str | None) -> int:
+    from ..ci.github_api import GitHubClient  # the HTTP client: only when a run is looked up
+
     api = settings.github_api_url or (DEFAULT_API_URL if checkout.host == "github.com" else None)
     if api is None:
         raise InputError(f"{checkout.host} is not github.com: set GITHUB_API_URL to its API "
                          f"(https://{checkout.host}/api/v3) to look up its runs")
     with GitHubClient(settings.github_token, api) as client:
-        runs = client.list_runs(checkout.owner, checkout.repo, branch=branch, status="failure",
-                                workflow=ask.workflow)
+        runs = client.list_runs(checkout.owner, checkout.repo, branch=branch, status="failure", workflow=workflow)
     if not runs:
-        wf = f" of workflow {ask.workflow}" if ask.workflow else ""
+        wf = f" of workflow {workflow}" if workflow else ""
         raise InputError(f"{checkout.slug}: no failed run{wf} on branch {branch} (pass a log, a run URL or --run)")
-    return f"{where}/{runs[0]['id']}"
+    return int(runs[0]["id"])
