@@ -3,10 +3,19 @@ The CLI is one client; a webhook or a Python caller is another (see docs/archite
 
 from typing import TYPE_CHECKING
 
-from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
-from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
-from ..ci.render import Renderer, split_lines
-from ..ci.report import ReportLine
+from ..ci import (
+    DEFAULT_TOKEN_BUDGET,
+    RENDERERS,
+    DiagnosisReport,
+    DownloadReport,
+    LogInput,
+    Renderer,
+    ReportFailure,
+    ReportLine,
+    parse_run_url,
+    read_report,
+    split_lines,
+)
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -24,7 +33,6 @@ if TYPE_CHECKING:
         start_fix,
         who_am_i,
     )
-    from .fix_seed import describe_diagnosis, seed_messages
     from .github_report import (
         COMMENT_MARKER,
         CommentOutcome,
@@ -45,7 +53,7 @@ if TYPE_CHECKING:
         timeline,
     )
     from .models_info import models_in
-    from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
+    from .runtime import Observer, apply_settings, tool_bounds
     from .settings import Settings, load_settings
 
 # Each name is imported from its module the first time it is used (start-up stays fast).
@@ -55,7 +63,6 @@ __getattr__ = lazy_exports(__name__, {
     "discovery": ("DiscoveredRun", "Discovery", "discover_run"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
-    "fix_seed": ("describe_diagnosis", "seed_messages"),
     "github_report": (
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
@@ -63,8 +70,7 @@ __getattr__ = lazy_exports(__name__, {
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
-    "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
-                "tool_bounds"),
+    "runtime": ("Observer", "apply_settings", "tool_bounds"),
     "settings": ("Settings", "load_settings"),
 })
 
@@ -77,6 +83,7 @@ __all__ = [
     "DiagnosisReport",
     "DiscoveredRun",
     "Discovery",
+    "DownloadReport",
     "FixOutcome",
     "GitHubRunReport",
     "LogInput",
@@ -91,18 +98,14 @@ __all__ = [
     "ask",
     "budget_usage",
     "comment_on_pull_request",
-    "describe_diagnosis",
     "diagnose",
     "discover_run",
     "export_run",
     "format_duration",
-    "github_access",
     "github_logs",
     "load_proposal",
     "load_settings",
-    "model_for",
     "models_in",
-    "observed",
     "open_logs",
     "parse_run_url",
     "read_report",
@@ -111,8 +114,6 @@ __all__ = [
     "resolve_run_url",
     "resume_run",
     "run_span_ms",
-    "scanner_for",
-    "seed_messages",
     "shorten",
     "split_lines",
     "start_fix",

@@ -18,8 +18,18 @@ from urllib.parse import quote
 
 import httpx
 
-from ..core import REDACTED, ConfigError, GitHubAPIError, InputError, redact_text
-from ..core.retry import RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
+from ..core import (
+    REDACTED,
+    ConfigError,
+    GitHubAPIError,
+    InputError,
+    RetriesExhausted,
+    Retry,
+    RetryPolicy,
+    parse_retry_after,
+    redact_text,
+    retry_call,
+)
 from .runurl import DEFAULT_API_URL, GitHubAccess
 
 __all__ = ["DEFAULT_API_URL", "GitHubAccess", "GitHubClient"]

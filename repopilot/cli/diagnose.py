@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,8 +11,9 @@ import typer
 
 from ..app import DEFAULT_TOKEN_BUDGET, Discovery, LogInput, diagnose, discover_run, open_logs
 from ..core import InputError, UsageError
-from .console import err, shown, stderr_is_terminal, stdin_is_terminal
+from .console import err, stdin_is_terminal
 from .context import settings_from
+from .progress import download_bar, scan_bar, spinner
 from .render import Format, renderer
 from .session import reporting, summaries
 
@@ -24,26 +23,12 @@ if TYPE_CHECKING:
 __all__ = ["EXAMPLE_LOG", "diagnose_command", "register"]
 
 EXAMPLE_LOG = "go-build-error.log"
-_PROGRESS_BYTES = 20 * 1024 * 1024  # show a bar for logs at least this big, on a terminal
 
 
 def _example() -> LogInput:
     data = (resources.files("repopilot.ci") / "examples" / EXAMPLE_LOG).read_bytes()  # small, bundled
     return LogInput(name=f"example: {EXAMPLE_LOG}", open=lambda: io.BytesIO(data), size=len(data),
                     source=f"example:{EXAMPLE_LOG}")
-
-
-@contextmanager
-def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
-    if not stderr_is_terminal() or (log.size or 0) < _PROGRESS_BYTES:
-        yield None
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)
-        yield lambda done: bar.update(task, completed=done)
 
 
 NO_DISCOVERY = ("--branch, --workflow and --run look up a run of the GitHub repository checked out here: they need a "
@@ -67,14 +52,16 @@ def _inputs(source: str | None, example: bool, ask: Discovery, settings: Setting
     if source is None:
         if not stdin_is_terminal() and not ask.asked():
             return open_logs("-", settings), "-"
-        found = discover_run(settings, Path.cwd(), ask)
+        with spinner("looking up the latest failed run on GitHub"):
+            found = discover_run(settings, Path.cwd(), ask)
         if found is None:
             if ask.asked():
                 raise UsageError(NO_DISCOVERY)
             raise UsageError(NO_SOURCE)
         err.print(f"repopilot: diagnosing {found.what}: {found.url}", markup=False)
         source = found.url
-    return open_logs(source, settings), source
+    with download_bar() as on_download:
+        return open_logs(source, settings, on_download=on_download), source
 
 
 def diagnose_command(
@@ -118,7 +105,7 @@ def _diagnose(source: str | None, example: bool, ask: Discovery, baseline: str |
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log; {baseline} holds {len(bases)}")
         base = bases[0]
-    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=_progress,
+    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=scan_bar,
                        goal=f"diagnose {named}")
     typer.echo(renderer(fmt, verbose=verbose)(reports), nl=False)
 
