@@ -21,7 +21,7 @@ from ..core.lazy import lazy_exports
 if TYPE_CHECKING:
     from .asking import ask
     from .diagnosing import diagnose, open_logs
-    from .discovery import DiscoveredRun, Discovery, discover_run
+    from .discovery import Discovery, discover_run
     from .fix_runs import (
         ApprovalOutcome,
         FixOutcome,
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(__name__, {
     "asking": ("ask",),
     "diagnosing": ("diagnose", "open_logs"),
-    "discovery": ("DiscoveredRun", "Discovery", "discover_run"),
+    "discovery": ("Discovery", "discover_run"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
     "github_report": (
@@ -81,7 +81,6 @@ __all__ = [
     "ApprovalOutcome",
     "CommentOutcome",
     "DiagnosisReport",
-    "DiscoveredRun",
     "Discovery",
     "DownloadReport",
     "FixOutcome",

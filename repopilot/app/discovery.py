@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from ..ci.runurl import DEFAULT_API_URL
+from ..ci import parse_run_url
 from ..core import InputError
 from .settings import Settings
 
 if TYPE_CHECKING:  # git and the HTTP client are imported only when a run is looked up
-    from ..repo.remotes import GitHubCheckout
+    from ..repo import GitHubCheckout
 
 __all__ = ["DiscoveredRun", "Discovery", "discover_run"]
 
@@ -48,7 +48,7 @@ def discover_run(settings: Settings, cwd: Path, ask: Discovery) -> DiscoveredRun
     run."""
     if not settings.github_token:
         return None
-    from ..repo.remotes import github_checkout
+    from ..repo import github_checkout
 
     checkout = github_checkout(cwd, _hosts(settings))
     if checkout is None:
@@ -66,12 +66,11 @@ def discover_run(settings: Settings, cwd: Path, ask: Discovery) -> DiscoveredRun
 
 
 def _latest_failed(settings: Settings, checkout: GitHubCheckout, branch: str, workflow: str | None) -> int:
-    from ..ci.github_api import GitHubClient  # the HTTP client: only when a run is looked up
+    from ..ci import GitHubClient  # the HTTP client: only when a run is looked up
 
-    api = settings.github_api_url or (DEFAULT_API_URL if checkout.host == "github.com" else None)
-    if api is None:
-        raise InputError(f"{checkout.host} is not github.com: set GITHUB_API_URL to its API "
-                         f"(https://{checkout.host}/api/v3) to look up its runs")
+    # The token goes only to api.github.com or the API the user configured (the run URL parser's one rule).
+    api = settings.github_api_url or parse_run_url(f"https://{checkout.host}/{checkout.slug}/actions/runs/1"
+                                                   ).default_api_url()
     with GitHubClient(settings.github_token, api) as client:
         runs = client.list_runs(checkout.owner, checkout.repo, branch=branch, status="failure", workflow=workflow)
     if not runs:
