@@ -15,7 +15,7 @@ import pytest
 
 from repopilot.cli import diagnose as diagnose_cli
 from repopilot.cli.main import main
-from repopilot.repo.remotes import parse_remote
+from repopilot.repo.github_origin import parse_remote
 from tests.fixtures.github.fake_github import OWNER, REPO, RUN_ID, FakeGitHub, github, run
 
 __all__ = ["github"]  # the fixture, imported for pytest
