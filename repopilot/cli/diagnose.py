@@ -1,67 +1,16 @@
-"""`repopilot diagnose [SOURCE]`: why did this CI run fail? Rules first; one model call only when they are unsure."""
+"""`repopilot diagnose [SOURCE]`: why did this CI run fail? Rules first; one model call only when they are unsure.
+
+The typer command; what it runs is `diagnose_run.run_diagnose`, which the quick path of `main` calls directly."""
 
 from __future__ import annotations
 
-import io
-from importlib import resources
-from pathlib import Path
-from typing import TYPE_CHECKING
-
 import typer
 
-from ..app import DEFAULT_TOKEN_BUDGET, Discovery, LogInput, diagnose, discover_run, open_logs
-from ..core import InputError, UsageError
-from .console import err, stdin_is_terminal
-from .context import settings_from
-from .progress import download_bar, scan_bar, spinner
-from .render import Format, renderer
-from .session import reporting, summaries
+from ..app import DEFAULT_TOKEN_BUDGET, Discovery
+from .diagnose_run import EXAMPLE_LOG, NO_SOURCE, run_diagnose
+from .render import Format
 
-if TYPE_CHECKING:
-    from ..app import Settings
-
-__all__ = ["EXAMPLE_LOG", "diagnose_command", "register"]
-
-EXAMPLE_LOG = "go-build-error.log"
-
-
-def _example() -> LogInput:
-    data = (resources.files("repopilot.ci") / "examples" / EXAMPLE_LOG).read_bytes()  # small, bundled
-    return LogInput(name=f"example: {EXAMPLE_LOG}", open=lambda: io.BytesIO(data), size=len(data),
-                    source=f"example:{EXAMPLE_LOG}")
-
-
-NO_DISCOVERY = ("--branch, --workflow and --run look up a run of the GitHub repository checked out here: they need a "
-                "git checkout with a GitHub remote and GITHUB_TOKEN")
-NO_SOURCE = ("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL, or pipe a log in "
-             "(gh run view RUN --log-failed | repopilot diagnose); `repopilot diagnose --example` diagnoses a "
-             "failing log bundled with RepoPilot")
-
-
-def _inputs(source: str | None, example: bool, ask: Discovery, settings: Settings) -> tuple[list[LogInput], str]:
-    """The logs to diagnose and what the trace calls them. A piped stdin is read when no SOURCE is given (it is
-    what the person meant); on a terminal, inside a GitHub checkout with a token, the latest failed run of the
-    current branch (or the one --branch, --workflow, --run choose) is diagnosed."""
-    if (example or source is not None) and ask.asked():
-        raise UsageError("--branch, --workflow and --run choose a run when no SOURCE is given; drop them or the "
-                         f"{'--example' if example else 'SOURCE'}")
-    if example:
-        if source is not None:
-            raise UsageError(f"--example diagnoses the bundled log; drop it or the SOURCE {source!r}")
-        return [_example()], f"example:{EXAMPLE_LOG}"
-    if source is None:
-        if not stdin_is_terminal() and not ask.asked():
-            return open_logs("-", settings), "-"
-        with spinner("looking up the latest failed run on GitHub"):
-            found = discover_run(settings, Path.cwd(), ask)
-        if found is None:
-            if ask.asked():
-                raise UsageError(NO_DISCOVERY)
-            raise UsageError(NO_SOURCE)
-        err.print(f"repopilot: diagnosing {found.what}: {found.url}", markup=False)
-        source = found.url
-    with download_bar() as on_download:
-        return open_logs(source, settings, on_download=on_download), source
+__all__ = ["EXAMPLE_LOG", "NO_SOURCE", "diagnose_command", "register"]
 
 
 def diagnose_command(
@@ -91,23 +40,8 @@ def diagnose_command(
     Without SOURCE, a log piped to stdin is read; on a terminal inside a GitHub checkout with GITHUB_TOKEN set,
     the latest failed run of the current branch is fetched and diagnosed (as `gh run view --log-failed` would
     show it)."""
-    with summaries(verbose=verbose, quiet=quiet):
-        _diagnose(source, example, Discovery(branch, workflow, run), baseline, fmt, no_llm, token_budget, verbose)
-
-
-def _diagnose(source: str | None, example: bool, ask: Discovery, baseline: str | None, fmt: Format, no_llm: bool,
-              token_budget: int | None, verbose: bool) -> None:
-    settings = settings_from(token_budget=token_budget)
-    inputs, named = _inputs(source, example, ask, settings)
-    base = None
-    if baseline is not None:
-        bases = open_logs(baseline, settings)
-        if len(bases) != 1:
-            raise InputError(f"--baseline must name one log; {baseline} holds {len(bases)}")
-        base = bases[0]
-    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=scan_bar,
-                       goal=f"diagnose {named}")
-    typer.echo(renderer(fmt, verbose=verbose)(reports), nl=False)
+    run_diagnose(source, example=example, baseline=baseline, fmt=fmt, no_llm=no_llm, token_budget=token_budget,
+                 verbose=verbose, quiet=quiet, ask=Discovery(branch, workflow, run))
 
 
 def register(app: typer.Typer) -> None:

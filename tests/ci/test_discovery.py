@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from repopilot.cli import diagnose as diagnose_cli
+from repopilot.cli import diagnose_run as diagnose_cli
 from repopilot.cli.main import main
 from repopilot.repo.github_origin import parse_remote
 from tests.fixtures.github.fake_github import OWNER, REPO, RUN_ID, FakeGitHub, github, run
