@@ -8,26 +8,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..ci import (
     BaseFacts,
     DiagnosisReport,
     Evidence,
-    GitHubClient,
     HistoryStore,
     JobFacts,
-    RunFacts,
     RunRecord,
     RunRef,
     attribute_report,
     diagnose_input,
-    gather_run_facts,
     parse_run_url,
 )
 from ..core import InputError, RepoPilotError
 from .memory import RunContext, context_of, history_store, record_of
 from .runtime import github_access, scanner_for
 from .settings import Settings
+
+if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it (`diagnose FILE` stays light)
+    from ..ci import RunFacts
 
 __all__ = ["attribute"]
 
@@ -67,6 +68,8 @@ def attribute(reports: Sequence[DiagnosisReport], settings: Settings) -> list[Di
 
 
 def _facts(ref: RunRef, settings: Settings) -> RunFacts | str:
+    from ..ci import GitHubClient, gather_run_facts
+
     access = github_access(settings)
     # Base runs are finished: their logs never change, so they are kept in the cache between runs.
     access = replace(access, log_cache=access.log_cache or settings.scanner_cache_dir() / "logs")
