@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .attribution import LABEL_TEXT, BaseFacts, JobFacts, attribute_report
+    from .attribution import BaseFacts, JobFacts, attribute_report
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
     from .failure_history import FailureRow, HistoryStore, Recurring, RunRecord
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
-    "attribution": ("LABEL_TEXT", "BaseFacts", "JobFacts", "attribute_report"),
+    "attribution": ("BaseFacts", "JobFacts", "attribute_report"),
     "run_facts": ("RunFacts", "gather_run_facts"),
     "engine": ("default_scanner", "diagnose_input", "diagnose_source"),
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
@@ -44,7 +44,6 @@ __getattr__ = lazy_exports(__name__, {
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
-    "LABEL_TEXT",
     "MAX_STDIN_BYTES",
     "RENDERERS",
     "BaseFacts",
