@@ -10,7 +10,9 @@ short-lived storage URLs that carry their own signature), never into an error me
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any, BinaryIO, TypeVar
@@ -79,7 +81,7 @@ class GitHubClient:
         # The shared policy: rate-limit pauses are honoured up to `max_wait`, one at a time and all together.
         self.retry = RetryPolicy(max_retries=self.attempts - 1, initial_wait=backoff, max_wait=8.0,
                                  max_retry_after=max_wait, max_total_wait=max_wait)
-        self._http = httpx.Client(timeout=timeout, follow_redirects=False,
+        self._http = httpx.Client(timeout=timeout, follow_redirects=False, verify=_tls_context(),
                                   headers={"User-Agent": "repopilot", "X-GitHub-Api-Version": _API_VERSION})
 
     def __enter__(self) -> GitHubClient:
@@ -145,6 +147,21 @@ class GitHubClient:
     def get_run(self, owner: str, repo: str, run_id: int) -> dict[str, Any]:
         what = f"run {owner}/{repo}#{run_id}"
         return _json_object(self._get(f"/repos/{owner}/{repo}/actions/runs/{run_id}", what), what)
+
+    def get_repo(self, owner: str, repo: str) -> dict[str, Any]:
+        what = f"repository {owner}/{repo}"
+        return _json_object(self._get(f"/repos/{owner}/{repo}", what), what)
+
+    def list_workflow_runs(self, owner: str, repo: str, workflow_id: int, *, branch: str,
+                           per_page: int = 10) -> list[dict[str, Any]]:
+        """The newest completed runs of a workflow on a branch (one page: the base branch's latest is enough)."""
+        what = f"runs of workflow {workflow_id} on {owner}/{repo} {branch}"
+        response = self._get(f"/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", what,
+                             params={"branch": branch, "status": "completed", "per_page": per_page})
+        runs = _json_object(response, what).get("workflow_runs")
+        if not isinstance(runs, list):
+            raise GitHubAPIError(f"{what}: unexpected runs listing (no `workflow_runs` list)")
+        return [run for run in runs if isinstance(run, dict)]
 
     def run_pull_requests(self, owner: str, repo: str, run_id: int) -> list[int]:
         """Numbers of the pull requests a run belongs to (empty for runs from forks: GitHub omits them)."""
@@ -351,6 +368,12 @@ class GitHubClient:
         if self.token:
             text = text.replace(self.token, REDACTED)
         return redact_text(text)[:200]
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context per process: loading the CA bundle takes ~0.1 s, and a worker opens clients all day."""
+    return httpx.create_ssl_context()
 
 
 def _json(response: httpx.Response, what: str) -> Any:
