@@ -23,9 +23,12 @@ from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Reda
 from ..providers import provider_variables
 from ..telemetry import capture_content_from_env
 
-__all__ = ["CONFIG_KEYS", "Settings", "load_settings", "user_config_path"]
+__all__ = ["CONFIG_KEYS", "Settings", "default_runs_dir", "load_settings", "user_config_path"]
 
-DEFAULT_RUNS_DIR = ".runs"
+# Runs are the user's state, not the project's files: never in a work tree's `git status`, and found by
+# `approve`, `resume` and `runs` from any directory. One directory for every repository (each trace names its
+# repository); REPOPILOT_RUNS_DIR or `runs_dir` in a config file move it.
+_DEFAULT_STATE_HOME = "~/.local/state"
 DEFAULT_GITHUB_SERVER = "https://github.com"
 # Environment variables that are not settings of their own but are passed to the layer that declares them.
 _OTEL_PREFIX = "OTEL_"
@@ -63,7 +66,7 @@ CONFIG_KEYS = tuple(k for k, v in _KEYS.items() if v.in_files)
 @dataclass(frozen=True)
 class Settings:
     model: str | None = None
-    runs_dir: Path = Path(DEFAULT_RUNS_DIR)
+    runs_dir: Path = field(default_factory=lambda: default_runs_dir({}))
     rules: tuple[Path, ...] = ()
     cache_dir: Path | None = None  # None: the user's cache directory (see `scanner_cache_dir`)
     log_cache: Path | None = None
@@ -126,6 +129,11 @@ def _show(value: Any) -> str:
     if isinstance(value, tuple):
         return os.pathsep.join(str(v) for v in value) or "-"
     return str(value)
+
+
+def default_runs_dir(environ: Mapping[str, str]) -> Path:
+    """`$XDG_STATE_HOME/repopilot/runs` (default `~/.local/state/repopilot/runs`)."""
+    return Path(environ.get("XDG_STATE_HOME") or _DEFAULT_STATE_HOME).expanduser() / "repopilot" / "runs"
 
 
 def user_config_path(environ: Mapping[str, str]) -> Path:
@@ -207,6 +215,7 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
     layers = {k: (v, o) for k, (v, o) in layers.items() if v is not None}  # blank: as if not set
     values = {k: v for k, (v, _) in layers.items()}
     origins = {k: o for k, (_, o) in layers.items()}
+    values.setdefault("runs_dir", default_runs_dir(environ))
     settings = Settings(
         **values,
         github_token=environ.get("GITHUB_TOKEN") or None,

@@ -7,12 +7,11 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from ..app import (
     budget_usage,
@@ -25,10 +24,11 @@ from ..app import (
     timeline,
 )
 from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
-from ..core.sanitize import json_visible, visible
+from ..core.sanitize import json_visible
 from .console import diff_view, err, out, shown, stderr_is_terminal, stdout_is_terminal
 from .context import settings_from
 from .summary import format_cost, summary_lines
+from .table import Column, print_table
 
 __all__ = ["register"]
 
@@ -44,9 +44,22 @@ def _resolve(run_id: str) -> RunTrace:
     if run_id == LATEST:
         newest = next(iter(list_traces()), None)
         if newest is None:
-            raise InputError(f"no runs recorded in {runs_dir()}/ yet")
+            raise InputError(_no_runs())
         return newest
     return load_trace(run_id)
+
+
+def _no_runs() -> str:
+    # Earlier versions recorded runs in `.runs/` of the directory they ran in; say where they are.
+    legacy = Path(".runs")
+    old = (f" (runs recorded by earlier versions are in ./{legacy}: REPOPILOT_RUNS_DIR={legacy} repopilot runs "
+           "list)") if legacy.is_dir() and legacy.resolve() != runs_dir().resolve() else ""
+    return f"no runs recorded in {runs_dir()}/ yet{old}"
+
+
+def _status(status: str) -> str:
+    """Statuses short enough for a table at 80 columns (the whole status is in `runs show`)."""
+    return status.replace("budget_exhausted:", "budget:").replace("awaiting_approval", "awaiting")
 
 
 @contextlib.contextmanager
@@ -57,38 +70,6 @@ def _progress(message: str) -> Iterator[None]:
             yield
     else:
         yield
-
-
-def _print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),
-                 flexible: int = -1, styles: Sequence[Sequence[str]] | None = None) -> None:
-    """A rich table on a terminal; aligned plain columns when piped (easy to cut and grep). On a narrow
-    terminal the `flexible` column (free text) is cut with an ellipsis; the others keep one line each."""
-    if stdout_is_terminal():
-        table = Table(show_edge=False, pad_edge=False, header_style="bold")
-        flex = flexible % len(headers)
-        widest = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
-        # The free-text column gets what the others leave; on a terminal too narrow for that, rich folds.
-        room = out.width - (sum(widest) - widest[flex]) - 3 * (len(headers) - 1)
-        fits = room >= 12
-        for i, h in enumerate(headers):
-            if not fits:
-                table.add_column(h, justify="right" if i in right else "left", overflow="fold")
-            elif i == flex:
-                table.add_column(h, no_wrap=True, overflow="ellipsis", max_width=room)
-            else:
-                table.add_column(h, justify="right" if i in right else "left", no_wrap=True, min_width=widest[i])
-        for r, row in enumerate(rows):
-            cells = [shown(c, newlines=False) for c in row]
-            if styles:
-                cells = [f"[{st}]{c}[/{st}]" if st else c for c, st in zip(cells, styles[r], strict=False)]
-            table.add_row(*cells)
-        out.print(table)
-        return
-    rows = [[visible(c, newlines=False) for c in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    for row in [list(headers), *rows]:
-        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        typer.echo("  ".join(cells).rstrip())
 
 
 def _tokens(trace: RunTrace) -> str:
@@ -120,16 +101,26 @@ def runs_list(
         }) for t in traces], indent=1)))
         return
     if not traces:
-        err.print(f"no runs recorded in {runs_dir()}/ yet", markup=False)
+        err.print(_no_runs(), markup=False)
         return
-    headers = ["run id", "started", "command", "goal", "status", "model", "steps", "tokens", "cost", "duration"]
     rows, styles = [], []
     for t in traces:
         started = (t.started_at or "").replace("T", " ").rstrip("Z")[5:16]  # MM-DD HH:MM, the year is noise
         rows.append([t.run_id, started, t.command, shorten(redact(t.goal), 48), t.status, t.model or "-",
                      str(t.totals.steps), _tokens(t), _cost(t), format_duration(t.totals.duration_ms)])
         styles.append(["bold", "", "", "", _STATUS_STYLE.get(t.status, "yellow"), "", "", "", "", ""])
-    _print_table(headers, rows, right=(6, 7, 8, 9), flexible=3, styles=styles)
+    print_table(_RUN_COLUMNS, rows, styles=styles)
+
+
+# At 80 columns: id, command, goal and status; the run id already says when it started.
+_RUN_COLUMNS = (Column("run id"), Column("started", drop=1), Column("command"), Column("goal", flexible=True),
+                Column("status", cap=16, short=_status), Column("model", drop=3, cap=24),
+                Column("steps", right=True, drop=4),
+                Column("tokens", right=True, drop=6), Column("cost", right=True, drop=5),
+                Column("duration", right=True, drop=2))
+_STEP_COLUMNS = (Column("#", right=True), Column("start", right=True, drop=2), Column("type"),
+                 Column("tool / model", cap=24), Column("took", right=True, drop=1),
+                 Column("tokens", right=True, drop=3), Column("result or error", flexible=True))
 
 
 # -- runs show ------------------------------------------------------------------------------------------------
@@ -193,8 +184,7 @@ def runs_show(
         rows = [_step_row(p.step, p.start_ms) for p in placed]
         styles = [["", "", _TYPE_STYLE.get(p.step.type, ""), "", "", "", "red" if p.step.error else ""]
                   for p in placed]
-        _print_table(["#", "start", "type", "tool / model", "took", "tokens", "result or error"], rows,
-                     right=(0, 1, 4, 5), styles=styles)
+        print_table(_STEP_COLUMNS, rows, styles=styles)
     else:
         out.print("(no steps recorded)", markup=False)
     decisions = [s for s in trace.steps if s.type in ("decision", "approval")]
