@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
 from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
-from ..ci.render import Renderer, split_lines
+from ..ci.render import LINE_CHARS, Renderer, clip, cut_line, render_markdown, split_lines
 from ..ci.report import ReportLine
 from ..core.lazy import lazy_exports
 
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         timeline,
     )
     from .models_info import models_in
+    from .pruning import PruneOutcome, prune_runs
     from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
     from .settings import Settings, load_settings
 
@@ -61,6 +62,7 @@ __getattr__ = lazy_exports(__name__, {
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
+    "pruning": ("PruneOutcome", "prune_runs"),
     "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
                 "tool_bounds"),
     "settings": ("Settings", "load_settings"),
@@ -69,6 +71,7 @@ __getattr__ = lazy_exports(__name__, {
 __all__ = [
     "COMMENT_MARKER",
     "DEFAULT_TOKEN_BUDGET",
+    "LINE_CHARS",
     "RENDERERS",
     "ApprovalOutcome",
     "CommentOutcome",
@@ -77,6 +80,7 @@ __all__ = [
     "GitHubRunReport",
     "LogInput",
     "Observer",
+    "PruneOutcome",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
@@ -86,7 +90,9 @@ __all__ = [
     "approve_run",
     "ask",
     "budget_usage",
+    "clip",
     "comment_on_pull_request",
+    "cut_line",
     "describe_diagnosis",
     "diagnose",
     "export_run",
@@ -100,8 +106,10 @@ __all__ = [
     "observed",
     "open_logs",
     "parse_run_url",
+    "prune_runs",
     "read_report",
     "reject_run",
+    "render_markdown",
     "report_github_run",
     "resolve_run_url",
     "resume_run",

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..ci import RENDERERS, DiagnosisReport, LogInput, RunRef, parse_run_url
 from ..ci.github import NoFailedJobs, failed_jobs, github_log_inputs
 from ..ci.github_api import GitHubClient
+from ..ci.render import LINE_CHARS, render_markdown
 from ..core import InputError, UsageError
 from .diagnosing import diagnose
 from .runtime import Observer, github_access
@@ -31,8 +32,11 @@ class GitHubRunReport:
     nothing_to_diagnose: str | None = None
     jobs: int = 0
 
-    def render(self, fmt: str) -> str:
-        """The reports in one of the domain's formats (`markdown`, `github`, `json`)."""
+    def render(self, fmt: str, *, full_lines: bool = False) -> str:
+        """The reports in one of the domain's formats (`markdown`, `github`, `json`); in Markdown long causal
+        lines are cut and marked unless `full_lines`."""
+        if fmt == "markdown":
+            return render_markdown(self.reports, line_chars=None if full_lines else LINE_CHARS)
         return RENDERERS[fmt](self.reports)
 
 

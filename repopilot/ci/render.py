@@ -12,7 +12,11 @@ from ..core.sanitize import json_visible, visible
 from .paths import is_repo_relative
 from .report import DiagnosisReport
 
-__all__ = ["MAX_ANNOTATIONS", "RENDERERS", "Renderer", "render_github", "render_json", "render_markdown"]
+__all__ = ["LINE_CHARS", "MAX_ANNOTATIONS", "RENDERERS", "Renderer", "clip", "cut_line", "render_github",
+           "render_json", "render_markdown"]
+
+# A causal line longer than this is shown cut, saying so (`cut_line`); `--full-lines` shows it whole.
+LINE_CHARS = 200
 
 # The runner shows at most 10 error annotations per step (and 50 per job): a diagnose step stays within one.
 MAX_ANNOTATIONS = 10
@@ -26,7 +30,21 @@ def render_json(reports: Sequence[DiagnosisReport]) -> str:
     return json_visible(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=1)) + "\n"
 
 
-def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
+def cut_line(text: str, width: int | None = LINE_CHARS) -> str:
+    """A causal line as shown: whole, or its first `width` characters, then `…` and where it was cut, so a cut
+    line is never mistaken for the whole line (`…cannot be converted to` was)."""
+    if width is None or len(text) <= width:
+        return text
+    return f"{text[:width]}… [cut at column {width} of {len(text)}]"
+
+
+def clip(text: str, width: int) -> str:
+    """A message or name shortened to `width` characters, ending in `…` when it was."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_markdown(reports: Sequence[DiagnosisReport], *, line_chars: int | None = LINE_CHARS) -> str:
+    """The job summary / PR comment. Causal lines longer than `line_chars` are cut and marked (None: whole)."""
     out: list[str] = []
     for report in reports:
         failures = report.causal_failures()
@@ -40,14 +58,14 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
             out.append("| rule | category | where | message |")
             out.append("|---|---|---|---|")
             for f in failures[:10]:
-                out.append(f"| `{f.rule}` | {f.category} | {_md(f.where()) or '-'} | {_md(f.message[:120])} |")
+                out.append(f"| `{f.rule}` | {f.category} | {_md(f.where()) or '-'} | {_md(clip(f.message, 120))} |")
         for f in failures[:3]:
             out.append("")
-            out.append(f"<details><summary><code>{_html(f.rule)}</code>: {_html(f.message[:100])}</summary>")
+            out.append(f"<details><summary><code>{_html(f.rule)}</code>: {_html(clip(f.message, 100))}</summary>")
             out.append("")
             out.append("```text")
             for item in f.lines[:30]:
-                out.append(f"{item.line:>6} | {_code(item.text[:200])}")
+                out.append(f"{item.line:>6} | {_code(cut_line(item.text, line_chars))}")
             out.append("```")
             out.append("</details>")
             if f.hint:

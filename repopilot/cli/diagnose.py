@@ -79,14 +79,16 @@ def diagnose_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Every failure and all its lines (text format), "
                                  "and the whole run summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary after the diagnosis."),
+    full_lines: bool = typer.Option(False, "--full-lines", help="Causal lines whole (text and markdown; default: "
+                                    "cut at 200 characters, marked `… [cut at column 200 of N]`)."),
 ) -> None:
     """Diagnose a failing CI log: category, causal lines, hint. Exit 0 when a diagnosis was produced."""
     with summaries(verbose=verbose, quiet=quiet):
-        _diagnose(source, example, baseline, fmt, no_llm, token_budget, verbose)
+        _diagnose(source, example, baseline, fmt, no_llm, token_budget, verbose, full_lines)
 
 
 def _diagnose(source: str | None, example: bool, baseline: str | None, fmt: Format, no_llm: bool,
-              token_budget: int | None, verbose: bool) -> None:
+              token_budget: int | None, verbose: bool, full_lines: bool) -> None:
     settings = settings_from(token_budget=token_budget)
     inputs, named = _inputs(source, example, settings)
     base = None
@@ -97,7 +99,7 @@ def _diagnose(source: str | None, example: bool, baseline: str | None, fmt: Form
         base = bases[0]
     reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=_progress,
                        goal=f"diagnose {named}")
-    typer.echo(renderer(fmt, verbose=verbose)(reports), nl=False)
+    typer.echo(renderer(fmt, verbose=verbose, full_lines=full_lines)(reports), nl=False)
 
 
 def register(app: typer.Typer) -> None:

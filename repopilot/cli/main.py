@@ -16,6 +16,7 @@ from .. import __version__
 from ..core import Redactor, RepoPilotError, RunError, UserError, install_redactor, redact_text
 from .console import err
 from .context import forget_settings, load_root_settings
+from .helptext import plain_help
 from .session import forget_runs, last_run
 
 __all__ = ["EXIT", "app", "exit_code_for", "main", "run"]
@@ -78,6 +79,7 @@ def _root(
 
 def build_app(command: str | None = None) -> typer.Typer:
     """The `repopilot` app with `command`'s module registered, or every module when it names none."""
+    plain_help()
     built = typer.Typer(
         name="repopilot",
         help="Diagnose failing CI runs and propose fixes a human approves.",

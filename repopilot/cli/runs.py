@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from ..app import (
     budget_usage,
     export_run,
     format_duration,
+    prune_runs,
     read_report,
     shorten,
     step_outcome,
@@ -211,6 +214,33 @@ def runs_show(
         out.print(f"{key.rjust(width)}  {value}", markup=False)
 
 
+# -- runs prune -----------------------------------------------------------------------------------------------
+_UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+
+
+def _age(text: str) -> timedelta:
+    match = re.fullmatch(r"(\d{1,5})([mhdw])", text.strip())
+    if match is None:
+        raise UsageError(f"--older-than {text!r}: give an age such as 30d, 12h, 2w or 90m")
+    return int(match[1]) * _UNITS[match[2]]
+
+
+def runs_prune(
+    older_than: str | None = typer.Option(None, "--older-than", metavar="AGE",
+                                          help="Delete runs started longer ago than AGE: 90m, 12h, 30d, 2w."),
+    keep: int | None = typer.Option(None, "--keep", min=0, metavar="N", help="Keep only the newest N runs."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be deleted; delete nothing."),
+) -> None:
+    """Delete old recorded runs. Runs awaiting approval or in use are always kept."""
+    done = prune_runs(older_than=_age(older_than) if older_than is not None else None, keep=keep,
+                      dry_run=dry_run)
+    verb = "would delete" if dry_run else "deleted"
+    for trace in done.deleted:
+        out.print(f"{verb} {trace.run_id}  {trace.command}  {trace.status}", markup=False)
+    kept = f"; kept {done.kept_pending} awaiting approval or in use" if done.kept_pending else ""
+    err.print(f"{verb} {len(done.deleted)} runs in {runs_dir()}/{kept}", markup=False)
+
+
 # -- trace export ---------------------------------------------------------------------------------------------
 def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -267,10 +297,11 @@ def trace_export(
 
 
 def register(app: typer.Typer) -> None:
-    runs_app = typer.Typer(help="Recorded runs: list them, show one as a timeline.", no_args_is_help=True,
-                           rich_markup_mode=None)
+    runs_app = typer.Typer(help="Recorded runs: list them, show one as a timeline, prune old ones.",
+                           no_args_is_help=True, rich_markup_mode=None)
     runs_app.command("list")(runs_list)
     runs_app.command("show")(runs_show)
+    runs_app.command("prune")(runs_prune)
     app.add_typer(runs_app, name="runs")
     trace_app = typer.Typer(help="Export a recorded run: an HTML page, OpenTelemetry spans.", no_args_is_help=True,
                             rich_markup_mode=None)
