@@ -47,3 +47,12 @@ def test_one_retry_policy_and_retry_after_parser() -> None:
 def test_one_run_url_parser() -> None:
     holders = {name for name, text in _sources().items() if re.search(r"actions/runs/\(", text)}
     assert holders == {"ci/runurl.py"}
+
+
+def test_rich_stays_in_the_cli_and_one_module_draws_progress() -> None:
+    # The layers below the CLI report progress through callbacks; only the CLI prints, and one module draws bars.
+    sources = _sources()
+    printers = {name for name, text in sources.items() if "rich" in _imports(text)}
+    assert printers and all(name.startswith("cli/") for name in printers), printers
+    bars = {name for name, text in sources.items() if re.search(r"\brich\.progress\b|\.status\(", text)}
+    assert bars == {"cli/progress.py"}, bars

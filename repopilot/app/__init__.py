@@ -3,10 +3,19 @@ The CLI is one client; a webhook or a Python caller is another (see docs/archite
 
 from typing import TYPE_CHECKING
 
-from ..ci import RENDERERS, DiagnosisReport, LogInput, ReportFailure, parse_run_url, read_report
-from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
-from ..ci.render import LINE_CHARS, Renderer, clip, cut_line, render_markdown, split_lines
-from ..ci.report import ReportLine
+from ..ci import (
+    DEFAULT_TOKEN_BUDGET,
+    RENDERERS,
+    DiagnosisReport,
+    DownloadReport,
+    LogInput,
+    Renderer,
+    ReportFailure,
+    ReportLine,
+    parse_run_url,
+    read_report,
+    split_lines,
+)
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -23,7 +32,6 @@ if TYPE_CHECKING:
         start_fix,
         who_am_i,
     )
-    from .fix_seed import describe_diagnosis, seed_messages
     from .github_report import (
         COMMENT_MARKER,
         CommentOutcome,
@@ -44,8 +52,7 @@ if TYPE_CHECKING:
         timeline,
     )
     from .models_info import models_in
-    from .pruning import PruneOutcome, prune_runs
-    from .runtime import Observer, apply_settings, github_access, model_for, observed, scanner_for, tool_bounds
+    from .runtime import Observer, apply_settings, tool_bounds
     from .settings import Settings, load_settings
 
 # Each name is imported from its module the first time it is used (start-up stays fast).
@@ -54,7 +61,6 @@ __getattr__ = lazy_exports(__name__, {
     "diagnosing": ("diagnose", "open_logs"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
-    "fix_seed": ("describe_diagnosis", "seed_messages"),
     "github_report": (
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
@@ -62,9 +68,7 @@ __getattr__ = lazy_exports(__name__, {
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
-    "pruning": ("PruneOutcome", "prune_runs"),
-    "runtime": ("Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for",
-                "tool_bounds"),
+    "runtime": ("Observer", "apply_settings", "tool_bounds"),
     "settings": ("Settings", "load_settings"),
 })
 
@@ -76,6 +80,7 @@ __all__ = [
     "ApprovalOutcome",
     "CommentOutcome",
     "DiagnosisReport",
+    "DownloadReport",
     "FixOutcome",
     "GitHubRunReport",
     "LogInput",
@@ -93,17 +98,13 @@ __all__ = [
     "clip",
     "comment_on_pull_request",
     "cut_line",
-    "describe_diagnosis",
     "diagnose",
     "export_run",
     "format_duration",
-    "github_access",
     "github_logs",
     "load_proposal",
     "load_settings",
-    "model_for",
     "models_in",
-    "observed",
     "open_logs",
     "parse_run_url",
     "prune_runs",
@@ -114,8 +115,6 @@ __all__ = [
     "resolve_run_url",
     "resume_run",
     "run_span_ms",
-    "scanner_for",
-    "seed_messages",
     "shorten",
     "split_lines",
     "start_fix",

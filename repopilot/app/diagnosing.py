@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING
 
 from ..ci import DiagnosisReport, LogInput, diagnose_input, open_sources
 from ..core import InputError, TraceRecorder
+
+if TYPE_CHECKING:
+    from ..ci import DownloadReport
 from .runtime import Observer, github_access, model_for, observed, scanner_for
 from .settings import Settings
 
@@ -16,9 +20,11 @@ __all__ = ["ProgressFor", "diagnose", "open_logs"]
 ProgressFor = Callable[[LogInput], AbstractContextManager[Callable[[int], None] | None]]
 
 
-def open_logs(source: str, settings: Settings) -> list[LogInput]:
-    """The logs SOURCE names (a file, '-', a run-logs zip, a run URL) with the settings' GitHub access."""
-    return open_sources(source, github_access(settings), max_stdin_bytes=settings.max_stdin_bytes)
+def open_logs(source: str, settings: Settings, *, on_download: DownloadReport | None = None) -> list[LogInput]:
+    """The logs SOURCE names (a file, '-', a run-logs zip, a run URL) with the settings' GitHub access;
+    `on_download` hears how a run's logs download."""
+    return open_sources(source, github_access(settings), max_stdin_bytes=settings.max_stdin_bytes,
+                        on_download=on_download)
 
 
 def _no_progress(log: LogInput) -> AbstractContextManager[Callable[[int], None] | None]:

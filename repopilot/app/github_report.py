@@ -7,10 +7,20 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..ci import RENDERERS, DiagnosisReport, LogInput, RunRef, parse_run_url
-from ..ci.github import NoFailedJobs, failed_jobs, github_log_inputs
-from ..ci.github_api import GitHubClient
-from ..ci.render import LINE_CHARS, render_markdown
+from ..ci import (
+    LINE_CHARS,
+    RENDERERS,
+    DiagnosisReport,
+    DownloadReport,
+    GitHubClient,
+    LogInput,
+    NoFailedJobs,
+    RunRef,
+    failed_jobs,
+    github_log_inputs,
+    parse_run_url,
+    render_markdown,
+)
 from ..core import InputError, UsageError
 from .diagnosing import diagnose
 from .runtime import Observer, github_access
@@ -51,13 +61,13 @@ def _api_url(settings: Settings, ref: RunRef) -> str:
     return settings.github_api_url or ref.default_api_url()
 
 
-def github_logs(url: str, settings: Settings) -> list[LogInput]:
+def github_logs(url: str, settings: Settings, *, on_download: DownloadReport | None = None) -> list[LogInput]:
     """The logs of the run's failed jobs (or of the job the URL names), downloaded now."""
-    return github_log_inputs(url, github_access(settings))
+    return github_log_inputs(url, github_access(settings), on_download=on_download)
 
 
-def report_github_run(url: str, settings: Settings, *, no_llm: bool = False,
-                      observer: Observer | None = None) -> GitHubRunReport:
+def report_github_run(url: str, settings: Settings, *, no_llm: bool = False, observer: Observer | None = None,
+                      on_download: DownloadReport | None = None) -> GitHubRunReport:
     """Diagnose every failed job of the run at `url` (or the job it names): each log downloaded and scanned once."""
     ref = parse_run_url(url)
     with GitHubClient(settings.github_token, _api_url(settings, ref)) as client:
@@ -65,7 +75,7 @@ def report_github_run(url: str, settings: Settings, *, no_llm: bool = False,
             jobs = failed_jobs(client, ref)
         except NoFailedJobs as exc:
             return GitHubRunReport(url=url, ref=ref, nothing_to_diagnose=str(exc))
-        inputs = github_log_inputs(url, github_access(settings), client=client)
+        inputs = github_log_inputs(url, github_access(settings), client=client, on_download=on_download)
     reports = diagnose(inputs, settings, no_llm=no_llm, observer=observer, goal=f"diagnose {url}")
     return GitHubRunReport(url=url, ref=ref, reports=reports, jobs=len(jobs))
 

@@ -7,9 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
-from ..ci.engine import default_scanner
-from ..ci.runurl import GitHubAccess
-from ..ci.scanner import Scanner
+from ..ci import GitHubAccess, Scanner, default_scanner
 from ..core import Model, TraceRecorder, install_redactor, use_runs_dir
 from .settings import Settings
 

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..ci import MAX_STDIN_BYTES
-from ..ci.excerpt import DEFAULT_TOKEN_BUDGET
+from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
 from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Redactor, active_redactor
 from ..providers import provider_variables
 from ..telemetry import capture_content_from_env

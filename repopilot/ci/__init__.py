@@ -9,48 +9,58 @@ from typing import TYPE_CHECKING
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .catalog import CATEGORIES, Catalog, Rule, load_catalog
-    from .command import find_command, log_lines
-    from .engine import Result, diagnose_input, diagnose_source, to_report
-    from .render import RENDERERS, render_github, render_json, render_markdown
-    from .report import DiagnosisReport, ReportFailure, read_report, report_schema
-    from .runurl import RunRef, is_run_url, parse_run_url
-    from .sources import MAX_STDIN_BYTES, LogInput, open_sources
+    from .engine import default_scanner, diagnose_input, diagnose_source
+    from .excerpt import DEFAULT_TOKEN_BUDGET
+    from .github import NoFailedJobs, failed_jobs, github_log_inputs
+    from .github_api import GitHubClient
+    from .render import LINE_CHARS, RENDERERS, Renderer, clip, cut_line, render_markdown, split_lines
+    from .report import DiagnosisReport, ReportFailure, ReportLine, read_report, report_schema
+    from .runurl import GitHubAccess, RunRef, is_run_url, parse_run_url
+    from .scanner import Scanner
+    from .sources import MAX_STDIN_BYTES, DownloadReport, LogInput, open_sources
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
-    "catalog": ("CATEGORIES", "Catalog", "Rule", "load_catalog"),
-    "command": ("find_command", "log_lines"),
-    "engine": ("Result", "diagnose_input", "diagnose_source", "to_report"),
-    "render": ("RENDERERS", "render_github", "render_json", "render_markdown"),
-    "report": ("DiagnosisReport", "ReportFailure", "read_report", "report_schema"),
-    "runurl": ("RunRef", "is_run_url", "parse_run_url"),
-    "sources": ("MAX_STDIN_BYTES", "LogInput", "open_sources"),
+    "engine": ("default_scanner", "diagnose_input", "diagnose_source"),
+    "excerpt": ("DEFAULT_TOKEN_BUDGET",),
+    # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
+    "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
+    "github_api": ("GitHubClient",),
+    "render": ("LINE_CHARS", "RENDERERS", "Renderer", "clip", "cut_line", "render_markdown", "split_lines"),
+    "report": ("DiagnosisReport", "ReportFailure", "ReportLine", "read_report", "report_schema"),
+    "runurl": ("GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
+    "scanner": ("Scanner",),
+    "sources": ("MAX_STDIN_BYTES", "DownloadReport", "LogInput", "open_sources"),
 })
 
 __all__ = [
-    "CATEGORIES",
+    "DEFAULT_TOKEN_BUDGET",
+    "LINE_CHARS",
     "MAX_STDIN_BYTES",
     "RENDERERS",
-    "Catalog",
     "DiagnosisReport",
+    "DownloadReport",
+    "GitHubAccess",
+    "GitHubClient",
     "LogInput",
+    "NoFailedJobs",
+    "Renderer",
     "ReportFailure",
-    "Result",
-    "Rule",
+    "ReportLine",
     "RunRef",
+    "Scanner",
+    "clip",
+    "cut_line",
+    "default_scanner",
     "diagnose_input",
     "diagnose_source",
-    "find_command",
+    "failed_jobs",
+    "github_log_inputs",
     "is_run_url",
-    "load_catalog",
-    "log_lines",
     "open_sources",
     "parse_run_url",
     "read_report",
-    "render_github",
-    "render_json",
     "render_markdown",
     "report_schema",
-    "to_report",
+    "split_lines",
 ]

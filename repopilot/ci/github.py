@@ -9,21 +9,15 @@ them (logs of finished jobs never change): the GitHub Action diagnoses the same 
 from __future__ import annotations
 
 import logging
-import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
-
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TransferSpeedColumn
 
 from ..core import GitHubAPIError, InputError, RunError
 from .github_api import GitHubAccess, GitHubClient
 from .runurl import RunRef, parse_run_url
-from .sources import LogInput
+from .sources import DownloadReport, LogInput
 
 __all__ = ["FAILED_CONCLUSIONS", "NoFailedJobs", "failed_jobs", "failed_step", "github_log_inputs"]
 
@@ -75,10 +69,11 @@ def github_log_inputs(
     url: str,
     access: GitHubAccess | None = None,
     *,
-    progress: bool | None = None,
+    on_download: DownloadReport | None = None,
     client: GitHubClient | None = None,
 ) -> list[LogInput]:
-    """One `LogInput` per failed job of the run at `url` (or the job the URL names), logs downloaded now."""
+    """One `LogInput` per failed job of the run at `url` (or the job the URL names), logs downloaded now;
+    `on_download` hears of each download's progress (the CLI draws it; this layer prints nothing)."""
     ref = parse_run_url(url)
     access = access or GitHubAccess()
     own_client = client is None
@@ -87,21 +82,20 @@ def github_log_inputs(
     try:
         jobs = failed_jobs(client, ref)
         store = _LogStore(access.log_cache)
-        show = _stderr_is_terminal() if progress is None else progress
+        report: DownloadReport = on_download or _quiet
         inputs = []
         missing: list[GitHubAPIError] = []
-        with _progress(show) as report:
-            for job in jobs:
-                try:
-                    path = store.fetch(client, ref, job, report)
-                except GitHubAPIError as exc:
-                    if exc.status not in _LOG_GONE:
-                        raise
-                    # One expired or missing log should not hide the diagnosis of the others.
-                    _log.warning("repopilot: skipping job %r: %s", job.get("name"), exc)
-                    missing.append(exc)
-                    continue
-                inputs.append(_log_input(path, ref, job, url, store))
+        for job in jobs:
+            try:
+                path = store.fetch(client, ref, job, report)
+            except GitHubAPIError as exc:
+                if exc.status not in _LOG_GONE:
+                    raise
+                # One expired or missing log should not hide the diagnosis of the others.
+                _log.warning("repopilot: skipping job %r: %s", job.get("name"), exc)
+                missing.append(exc)
+                continue
+            inputs.append(_log_input(path, ref, job, url, store))
         if not inputs and missing:
             raise missing[0]
         return inputs
@@ -124,7 +118,8 @@ def _log_input(path: Path, ref: RunRef, job: dict[str, Any], source: str, store:
                     failed_step=failed_step(job))
 
 
-_Report = Callable[[int, str, int, int | None], None]  # job id, label, bytes so far, total
+def _quiet(_key: int, _label: str, _done: int, _total: int | None) -> None:
+    return None
 
 
 class _LogStore:
@@ -144,7 +139,7 @@ class _LogStore:
             self.root = Path(self._tmp.name)
             self.cached = False
 
-    def fetch(self, client: GitHubClient, ref: RunRef, job: dict[str, Any], report: _Report) -> Path:
+    def fetch(self, client: GitHubClient, ref: RunRef, job: dict[str, Any], report: DownloadReport) -> Path:
         job_id = job.get("id")
         if not isinstance(job_id, int):
             raise InputError(f"{ref.slug} run {ref.run_id}: the API listed a job without an id")
@@ -165,24 +160,3 @@ class _LogStore:
         finally:
             partial.unlink(missing_ok=True)
         return target
-
-
-def _stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()
-
-
-@contextmanager
-def _progress(show: bool) -> Iterator[_Report]:
-    if not show:
-        yield lambda _key, _label, _done, _total: None
-        return
-    columns = (TextColumn("downloading {task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[int, TaskID] = {}
-
-        def report(key: int, label: str, done: int, total: int | None) -> None:
-            if key not in tasks:
-                tasks[key] = bar.add_task(label, total=total)
-            bar.update(tasks[key], completed=done, total=total)
-
-        yield report

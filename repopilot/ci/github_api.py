@@ -17,8 +17,17 @@ from typing import Any, BinaryIO, TypeVar
 
 import httpx
 
-from ..core import REDACTED, ConfigError, GitHubAPIError, redact_text
-from ..core.retry import RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
+from ..core import (
+    REDACTED,
+    ConfigError,
+    GitHubAPIError,
+    RetriesExhausted,
+    Retry,
+    RetryPolicy,
+    parse_retry_after,
+    redact_text,
+    retry_call,
+)
 from .runurl import DEFAULT_API_URL, GitHubAccess
 
 __all__ = ["DEFAULT_API_URL", "GitHubAccess", "GitHubClient"]

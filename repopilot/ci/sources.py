@@ -23,7 +23,11 @@ from .runurl import parse_run_url
 if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
     from .runurl import GitHubAccess
 
-__all__ = ["LogInput", "check_text", "open_sources"]
+__all__ = ["DownloadReport", "LogInput", "check_text", "open_sources"]
+
+# Hears of a log download: job id, label, bytes so far, total bytes (None: not announced). Declared here, not
+# beside the downloader, so that naming the type does not import the HTTP client.
+DownloadReport = Callable[[int, str, int, int | None], None]
 
 _SNIFF = 8192
 _CHUNK = 1 << 20
@@ -51,8 +55,8 @@ def check_text(head: bytes, name: str) -> None:
         raise InputError(f"{name} looks binary (it contains NUL bytes), not a text log")
 
 
-def open_sources(spec: str, github: GitHubAccess | None = None, *,
-                 max_stdin_bytes: int = MAX_STDIN_BYTES) -> list[LogInput]:
+def open_sources(spec: str, github: GitHubAccess | None = None, *, max_stdin_bytes: int = MAX_STDIN_BYTES,
+                 on_download: DownloadReport | None = None) -> list[LogInput]:
     """The logs SOURCE names. Raises InputError (exit 2) for missing, unreadable, empty, binary or endless input,
     and for anything but a regular file (a FIFO would block the read forever)."""
     spec = spec.strip()
@@ -65,7 +69,7 @@ def open_sources(spec: str, github: GitHubAccess | None = None, *,
         # Imported here: only a run URL needs the HTTP client.
         from .github import github_log_inputs
 
-        return github_log_inputs(spec, github)
+        return github_log_inputs(spec, github, on_download=on_download)
     path = Path(spec)
     if not path.exists():
         raise InputError(f"no such file: {spec}")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -12,8 +10,9 @@ import typer
 
 from ..app import DEFAULT_TOKEN_BUDGET, LogInput, diagnose, open_logs
 from ..core import InputError, UsageError
-from .console import err, shown, stderr_is_terminal, stdin_is_terminal
+from .console import stdin_is_terminal
 from .context import settings_from
+from .progress import download_bar, scan_bar
 from .render import Format, renderer
 from .session import reporting, summaries
 
@@ -23,26 +22,12 @@ if TYPE_CHECKING:
 __all__ = ["EXAMPLE_LOG", "diagnose_command", "register"]
 
 EXAMPLE_LOG = "go-build-error.log"
-_PROGRESS_BYTES = 20 * 1024 * 1024  # show a bar for logs at least this big, on a terminal
 
 
 def _example() -> LogInput:
     data = (resources.files("repopilot.ci") / "examples" / EXAMPLE_LOG).read_bytes()  # small, bundled
     return LogInput(name=f"example: {EXAMPLE_LOG}", open=lambda: io.BytesIO(data), size=len(data),
                     source=f"example:{EXAMPLE_LOG}")
-
-
-@contextmanager
-def _progress(log: LogInput) -> Iterator[Callable[[int], None] | None]:
-    if not stderr_is_terminal() or (log.size or 0) < _PROGRESS_BYTES:
-        yield None
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"scanning {shown(log.name, newlines=False)}", total=log.size)
-        yield lambda done: bar.update(task, completed=done)
 
 
 NO_SOURCE = ("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL, or pipe a log in "
@@ -61,7 +46,8 @@ def _inputs(source: str | None, example: bool, settings: Settings) -> tuple[list
         if stdin_is_terminal():
             raise UsageError(NO_SOURCE)
         source = "-"
-    return open_logs(source, settings), source
+    with download_bar() as on_download:
+        return open_logs(source, settings, on_download=on_download), source
 
 
 def diagnose_command(
@@ -97,7 +83,7 @@ def _diagnose(source: str | None, example: bool, baseline: str | None, fmt: Form
         if len(bases) != 1:
             raise InputError(f"--baseline must name one log; {baseline} holds {len(bases)}")
         base = bases[0]
-    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=_progress,
+    reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=scan_bar,
                        goal=f"diagnose {named}")
     typer.echo(renderer(fmt, verbose=verbose, full_lines=full_lines)(reports), nl=False)
 

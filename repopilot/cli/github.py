@@ -26,6 +26,7 @@ from ..core import InputError, RepoPilotError, redact_text
 from ..core.sanitize import visible
 from .console import err, out
 from .context import settings_from
+from .progress import download_bar
 from .session import reporting, summaries
 
 __all__ = ["COMMENT_MARKER", "register"]
@@ -41,7 +42,8 @@ def logs(
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory to write one log file per job into."),
 ) -> None:
     """Download the logs of a run's failed jobs (or of the job in the URL) through the GitHub API."""
-    inputs = github_logs(run, settings_from())
+    with download_bar() as on_download:
+        inputs = github_logs(run, settings_from(), on_download=on_download)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -86,7 +88,9 @@ def report(
         err.print(f"repopilot: diagnosing the failed jobs of {ref.slug} run {ref.run_id}", markup=False)
         try:
             # Each log is downloaded and diagnosed once; the formats below are renderings of the same reports.
-            found = report_github_run(url, settings, no_llm=not model, observer=reporting)
+            with download_bar() as on_download:
+                found = report_github_run(url, settings, no_llm=not model, observer=reporting,
+                                          on_download=on_download)
         except RepoPilotError as exc:
             # Say it where people look (the summary), then fail the step with the error's own exit code.
             if summary_file is not None:

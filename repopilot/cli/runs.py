@@ -3,12 +3,10 @@ tools a team already uses. Tables on a terminal, plain columns when piped; `--js
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,8 +26,9 @@ from ..app import (
 )
 from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
 from ..core.sanitize import json_visible
-from .console import diff_view, err, out, shown, stderr_is_terminal, stdout_is_terminal
+from .console import diff_view, err, out, shown, stdout_is_terminal
 from .context import settings_from
+from .progress import spinner
 from .summary import format_cost, summary_lines
 from .table import Column, print_table
 
@@ -65,16 +64,6 @@ def _status(status: str) -> str:
     return status.replace("budget_exhausted:", "budget:").replace("awaiting_approval", "awaiting")
 
 
-@contextlib.contextmanager
-def _progress(message: str) -> Iterator[None]:
-    """A spinner on stderr while something slow happens, only when stderr is a terminal."""
-    if stderr_is_terminal():
-        with err.status(message):
-            yield
-    else:
-        yield
-
-
 def _tokens(trace: RunTrace) -> str:
     return f"{trace.totals.input_tokens}/{trace.totals.output_tokens}"
 
@@ -89,7 +78,7 @@ def runs_list(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array instead of a table."),
 ) -> None:
     """List recorded runs, newest first."""
-    with _progress("reading traces…"):
+    with spinner("reading traces…"):
         traces = []
         for trace in list_traces():
             traces.append(trace)
@@ -277,7 +266,7 @@ def trace_export(
     if html:
         from .trace_page import render_trace_page
 
-        with _progress("rendering the page…"):
+        with spinner("rendering the page…"):
             page = render_trace_page(trace)
         if html == "-":
             typer.echo(page)
@@ -291,7 +280,7 @@ def trace_export(
                 raise InputError(f"cannot write {html}: {exc.strerror}") from None
             err.print(f"wrote {html} ({len(trace.steps)} steps)", markup=False)
     if otlp:
-        with _progress(f"sending spans to {otlp}…"):
+        with spinner(f"sending spans to {otlp}…"):
             sent = export_run(trace, otlp, settings, capture_content=capture_content)
         err.print(f"sent {sent} spans of run {trace.run_id} to {otlp}", markup=False)
 

@@ -12,8 +12,8 @@ from .lazy import lazy_exports
 from .redact import REDACTED, Redactor, active_redactor, install_redactor, redact, redact_text, using_redactor
 
 if TYPE_CHECKING:
-    from .approval import ApprovalRequired, Decision, EndRun, Proposal, decision_message, diff_sha256
-    from .budgets import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, Budgets, BudgetTracker
+    from .approval import ApprovalRequired, EndRun, Proposal, diff_sha256
+    from .budgets import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, Budgets
     from .errors import (
         ApprovalError,
         ConfigError,
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         UsageError,
         UserError,
     )
-    from .loop import Agent, RunResult, dump_messages, load_messages
+    from .loop import Agent, RunResult, load_messages
     from .messages import (
         AssistantMessage,
         Message,
@@ -40,8 +40,9 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .model import Model, TextCallback
-    from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Outcome, Receipt
-    from .tools import Tool, ToolContext, ToolOutcome, ToolRegistry, tool
+    from .receipt import FailingCommand, GuardHit, GuardResult
+    from .retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
+    from .tools import Tool, ToolContext, ToolRegistry, tool
     from .trace import (
         RunTrace,
         Step,
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
         TraceRecorder,
         list_traces,
         load_trace,
-        new_run_id,
         read_trace,
         run_lock,
         runs_dir,
@@ -59,22 +59,23 @@ if TYPE_CHECKING:
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
-    "approval": ("ApprovalRequired", "Decision", "EndRun", "Proposal", "decision_message", "diff_sha256"),
-    "budgets": ("DEFAULT_MAX_STEPS", "MAX_TOOL_CALLS_PER_TURN", "Budgets", "BudgetTracker"),
+    "approval": ("ApprovalRequired", "EndRun", "Proposal", "diff_sha256"),
+    "budgets": ("DEFAULT_MAX_STEPS", "MAX_TOOL_CALLS_PER_TURN", "Budgets"),
     "errors": (
         "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
         "RepoPilotError", "RunError", "SandboxError", "UsageError", "UserError"
     ),
-    "loop": ("Agent", "RunResult", "dump_messages", "load_messages"),
+    "loop": ("Agent", "RunResult", "load_messages"),
     "messages": (
         "AssistantMessage", "Message", "ModelResponse", "SystemMessage", "ToolCall", "ToolResultMessage", "ToolSpec",
         "Usage", "UserMessage"
     ),
     "model": ("Model", "TextCallback"),
-    "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Outcome", "Receipt"),
-    "tools": ("Tool", "ToolContext", "ToolOutcome", "ToolRegistry", "tool"),
+    "receipt": ("FailingCommand", "GuardHit", "GuardResult"),
+    "retry": ("RETRYABLE_STATUS", "RetriesExhausted", "Retry", "RetryPolicy", "parse_retry_after", "retry_call"),
+    "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
     "trace": (
-        "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "new_run_id", "read_trace",
+        "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "read_trace",
         "run_lock", "runs_dir", "trace_path", "use_runs_dir"
     ),
 })
@@ -83,16 +84,14 @@ __all__ = [
     "DEFAULT_MAX_STEPS",
     "MAX_TOOL_CALLS_PER_TURN",
     "REDACTED",
+    "RETRYABLE_STATUS",
     "Agent",
     "ApprovalError",
     "ApprovalRequired",
     "AssistantMessage",
-    "BudgetTracker",
     "Budgets",
-    "CommandRun",
     "ConfigError",
     "DeadlineExceeded",
-    "Decision",
     "EndRun",
     "FailingCommand",
     "GitHubAPIError",
@@ -102,12 +101,13 @@ __all__ = [
     "Message",
     "Model",
     "ModelResponse",
-    "Outcome",
     "Proposal",
     "ProviderError",
-    "Receipt",
     "Redactor",
     "RepoPilotError",
+    "RetriesExhausted",
+    "Retry",
+    "RetryPolicy",
     "RunError",
     "RunResult",
     "RunTrace",
@@ -118,7 +118,6 @@ __all__ = [
     "Tool",
     "ToolCall",
     "ToolContext",
-    "ToolOutcome",
     "ToolRegistry",
     "ToolResultMessage",
     "ToolSpec",
@@ -129,17 +128,16 @@ __all__ = [
     "UserError",
     "UserMessage",
     "active_redactor",
-    "decision_message",
     "diff_sha256",
-    "dump_messages",
     "install_redactor",
     "list_traces",
     "load_messages",
     "load_trace",
-    "new_run_id",
+    "parse_retry_after",
     "read_trace",
     "redact",
     "redact_text",
+    "retry_call",
     "run_lock",
     "runs_dir",
     "tool",

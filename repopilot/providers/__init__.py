@@ -5,22 +5,17 @@ registry is plain data and is imported at once; each adapter, and the HTTP clien
 """
 
 from ..core.lazy import lazy_exports
-from .registry import PROVIDERS, ProviderInfo, default_endpoint, provider_variables, register, resolve_model, split_spec
+from .registry import PROVIDERS, ProviderInfo, provider_variables, register, resolve_model, split_spec
 
 __all__ = [
     "PROVIDERS",
     "AnthropicModel",
     "GeminiModel",
-    "HttpClient",
     "OllamaModel",
     "OpenAIModel",
     "ProviderInfo",
-    "RetryPolicy",
     "ScriptExhausted",
     "ScriptedModel",
-    "cost_of",
-    "default_endpoint",
-    "price_for",
     "provider_variables",
     "register",
     "resolve_model",
@@ -31,9 +26,8 @@ __all__ = [
 __getattr__ = lazy_exports(__name__, {
     "anthropic": ("AnthropicModel",),
     "gemini": ("GeminiModel",),
-    "http_client": ("HttpClient", "RetryPolicy", "safe_url"),
+    "http_client": ("safe_url",),
     "ollama": ("OllamaModel",),
     "openai": ("OpenAIModel",),
-    "prices": ("cost_of", "price_for"),
     "scripted": ("ScriptExhausted", "ScriptedModel"),
 })

@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import ModelResponse, ProviderError, TextCallback, ToolSpec
-from ..core.messages import Message, SystemMessage
+from ..core import Message, ModelResponse, ProviderError, SystemMessage, TextCallback, ToolSpec
 from .http_client import HttpClient, safe_url
 from .prices import cost_of, price_for
 

@@ -29,8 +29,18 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import __version__
-from ..core import ConfigError, DeadlineExceeded, ProviderError, redact_text
-from ..core.retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
+from ..core import (
+    RETRYABLE_STATUS,
+    ConfigError,
+    DeadlineExceeded,
+    ProviderError,
+    RetriesExhausted,
+    Retry,
+    RetryPolicy,
+    parse_retry_after,
+    redact_text,
+    retry_call,
+)
 
 __all__ = [
     "MAX_REPLY_BYTES",

@@ -10,6 +10,7 @@ from typing import Any
 from ..core import (
     AssistantMessage,
     ConfigError,
+    Message,
     ModelResponse,
     ProviderError,
     SystemMessage,
@@ -20,7 +21,6 @@ from ..core import (
     Usage,
     UserMessage,
 )
-from ..core.messages import Message
 from .base import HttpModel, WireRequest
 from .http_client import HttpClient, reply_bounds_from_env, retry_policy_from_env, timeout_from_env
 from .registry import default_endpoint

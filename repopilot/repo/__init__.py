@@ -2,11 +2,11 @@
 
 from .apply import AppliedFix, apply_fix
 from .fixer import FIX_SYSTEM_PROMPT, fix_tools
-from .gitrun import GitFailed, GitTimeout, run_git
+from .gitrun import GitTimeout, run_git
 from .propose import mark_applied
-from .sandbox import Sandbox, check_ref, open_repo
+from .sandbox import Sandbox, open_repo
 from .tools import MAX_LINE_BYTES, MAX_RESULT_BYTES, TOOL_SECONDS, repo_tools
 
-__all__ = ["FIX_SYSTEM_PROMPT", "MAX_LINE_BYTES", "MAX_RESULT_BYTES", "TOOL_SECONDS", "AppliedFix", "GitFailed",
-           "GitTimeout", "Sandbox", "apply_fix", "check_ref", "fix_tools", "mark_applied", "open_repo", "repo_tools",
+__all__ = ["FIX_SYSTEM_PROMPT", "MAX_LINE_BYTES", "MAX_RESULT_BYTES", "TOOL_SECONDS", "AppliedFix",
+           "GitTimeout", "Sandbox", "apply_fix", "fix_tools", "mark_applied", "open_repo", "repo_tools",
            "run_git"]

@@ -10,7 +10,6 @@ from ..core.lazy import lazy_exports
 
 # `timeline` is both a submodule and a function: bound here, at once (as `repopilot.core` binds `redact`).
 from .timeline import (
-    TimedStep,
     budget_usage,
     format_duration,
     run_span_ms,
@@ -21,27 +20,22 @@ from .timeline import (
 )
 
 if TYPE_CHECKING:
-    from .live import LiveSpanExporter, attach_live_exporters, live_export_enabled
-    from .otlp import INSTALL_HINT, export_trace, traces_url
-    from .spans import SpanPlan, capture_content_from_env, plan_spans
+    from .live import attach_live_exporters
+    from .otlp import export_trace, traces_url
+    from .spans import capture_content_from_env, plan_spans
 
 __getattr__ = lazy_exports(__name__, {
-    "live": ("LiveSpanExporter", "attach_live_exporters", "live_export_enabled"),
-    "otlp": ("INSTALL_HINT", "export_trace", "traces_url"),
-    "spans": ("SpanPlan", "capture_content_from_env", "plan_spans"),
+    "live": ("attach_live_exporters",),
+    "otlp": ("export_trace", "traces_url"),
+    "spans": ("capture_content_from_env", "plan_spans"),
 })
 
 __all__ = [
-    "INSTALL_HINT",
-    "LiveSpanExporter",
-    "SpanPlan",
-    "TimedStep",
     "attach_live_exporters",
     "budget_usage",
     "capture_content_from_env",
     "export_trace",
     "format_duration",
-    "live_export_enabled",
     "plan_spans",
     "run_span_ms",
     "shorten",

@@ -405,8 +405,13 @@ def test_overlong_comment_is_truncated_to_githubs_limit(github: FakeGitHub) -> N
     assert len(body) <= 65_536 and body.endswith("_(truncated to fit GitHub's comment limit)_\n")
 
 
-def test_progress_is_quiet_when_stderr_is_not_a_terminal(github: FakeGitHub,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    _inputs(github.run_url)
-    assert capsys.readouterr().err == ""
-    _inputs(github.run_url, progress=True)  # forced on: draws without failing
+def test_downloads_report_progress_and_print_nothing(github: FakeGitHub,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    heard: list[tuple[int, str, int, int | None]] = []
+    inputs = _inputs(github.run_url, on_download=lambda *event: heard.append(event))
+    assert capsys.readouterr() == ("", "")  # this layer prints nothing: the CLI draws the bars
+    jobs = {event[0] for event in heard}
+    assert len(jobs) == len(inputs) >= 1
+    # Each job's last report is its whole log.
+    finals = sorted([event for event in heard if event[0] == job][-1][2] for job in jobs)
+    assert finals == sorted(log.size for log in inputs) and all(finals)
