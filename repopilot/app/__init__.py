@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from ..ci import (
     DEFAULT_TOKEN_BUDGET,
+    LINE_CHARS,
     RENDERERS,
     DiagnosisReport,
     DownloadReport,
@@ -12,8 +13,11 @@ from ..ci import (
     Renderer,
     ReportFailure,
     ReportLine,
+    clip,
+    cut_line,
     parse_run_url,
     read_report,
+    render_markdown,
     split_lines,
 )
 from ..core.lazy import lazy_exports
@@ -52,6 +56,7 @@ if TYPE_CHECKING:
         timeline,
     )
     from .models_info import models_in
+    from .pruning import PruneOutcome, prune_runs
     from .runtime import Observer, apply_settings, tool_bounds
     from .settings import Settings, load_settings
 
@@ -68,6 +73,7 @@ __getattr__ = lazy_exports(__name__, {
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
+    "pruning": ("PruneOutcome", "prune_runs"),
     "runtime": ("Observer", "apply_settings", "tool_bounds"),
     "settings": ("Settings", "load_settings"),
 })

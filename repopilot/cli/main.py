@@ -17,6 +17,7 @@ from ..core import Redactor, RepoPilotError, RunError, UserError, install_redact
 from .console import err
 from .context import forget_settings, load_root_settings
 from .helptext import plain_help
+from .progress import wait_spinner
 from .session import forget_runs, last_run
 
 __all__ = ["EXIT", "app", "exit_code_for", "main", "run"]
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
         args = sys.argv[1:] if argv is None else argv
-        build_app(_command(args))(args=args, prog_name="repopilot")
+        with wait_spinner():
+            build_app(_command(args))(args=args, prog_name="repopilot")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if code == _TYPER_INTERRUPTED:

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         trace_path,
         use_runs_dir,
     )
+    from .waits import listen_for_waits, waiting
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
@@ -78,6 +79,7 @@ __getattr__ = lazy_exports(__name__, {
         "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "read_trace",
         "run_lock", "runs_dir", "trace_path", "use_runs_dir"
     ),
+    "waits": ("listen_for_waits", "waiting"),
 })
 
 __all__ = [
@@ -131,6 +133,7 @@ __all__ = [
     "diff_sha256",
     "install_redactor",
     "list_traces",
+    "listen_for_waits",
     "load_messages",
     "load_trace",
     "parse_retry_after",
@@ -144,4 +147,5 @@ __all__ = [
     "trace_path",
     "use_runs_dir",
     "using_redactor",
+    "waiting",
 ]
