@@ -4,9 +4,10 @@ The raw bytes are read in large chunks; each chunk (ANSI codes removed, which ke
 once by a multi-pattern engine — hyperscan when its wheel is installed, else Python `re` — for every rule's
 trigger and a few structural markers. Python then looks only at the flagged lines: it re-checks the trigger
 with capture groups and grows the block, reading neighbouring lines from the previous, current and next chunk.
-A rule's first `_EAGER` hits are grown at once; after that only its latest `_LATE` are, when the scan ends (the
-others are counted in `capped`), so a log with tens of thousands of identical errors costs a flagged line a few
-microseconds. Memory is bounded by three chunks plus what is kept per hit, whatever the log size.
+A rule's first `_EAGER` hits (and the first `_EAGER_TOTAL` of all rules) are grown at once; after that only the
+latest are, when the scan ends (ci/late.py; the others are counted in `capped`), so a log with tens of thousands
+of identical errors costs a flagged line a few microseconds. Memory is bounded by three chunks plus what is kept
+per hit, whatever the log size.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import platform
 import re
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,7 @@ from ..core import ConfigError
 from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
 from .cache import cache_key, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
+from .late import LATE_BYTES, LateHit, LateHits
 from .lines import display_text, strip_ansi_bytes
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
@@ -43,7 +44,9 @@ _STRUCTURE = {
     "success": r"BUILD SUCCESS",
 }
 _KEEP_KEYWORDS = 400  # most recent keyword lines kept for the fallback
-_KEEP_MARKERS = 20000
+# Structural markers kept (the first ones: the failing step is the first whose exit marker says so). A real
+# log has tens of steps; only a concatenation of thousands of logs reaches this.
+_KEEP_MARKERS = 4000
 _TAIL = 200
 _CONTEXT = 3  # lines kept around each block for the excerpt
 _BEFORE_ERROR = 15
@@ -53,8 +56,10 @@ _NEAR_AFTER = 32
 # Hits of one rule grown into blocks: the first ones (the earliest error usually causes the rest), then only the
 # latest ones (where the job stopped); the others are counted (javac stops at 100 errors by default).
 _EAGER = 100
-_LATE = 50
-_LATE_BYTES = 16 * 1024  # kept on each side of a late hit: what its block can grow into
+# Hits grown at once over all rules: past it every rule keeps only its latest (ci/late.py), so a log where a
+# hundred rules fire thousands of times costs what an ordinary one does. The labelled logs stay far below it.
+_EAGER_TOTAL = 300
+_MAX_LOSERS = 2000
 _MAX_LINE_BYTES = 256 * 1024
 _MAX_HITS = 20000
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
@@ -415,33 +420,6 @@ class Scanner:
             state.rules(n, text, idxs, self.catalog.rules, window)
 
 
-@dataclass
-class _Late:
-    """A flagged line whose rules are all past their first `_EAGER` hits. It costs nothing more until its chunk
-    is about to leave memory; then, if it is still among the latest of its rule, it is checked and the bytes
-    around it are kept, to be grown into a block when the scan ends (only the last `_LATE` of each rule)."""
-
-    line: int
-    idxs: list[int]
-    chunk: Chunk | None
-    found: list[tuple[Rule, dict[str, str], str]] = field(default_factory=list)  # the rules that fired, winner first
-    data: bytes = b""  # whole lines around the trigger
-    at: int = 0  # where the trigger line starts in `data`
-    in_script: bool = False
-
-    def getter(self) -> LineGetter:
-        chunk = Chunk(self.data, 1, self.data.count(b"\n"))
-        n = chunk.line_at(self.at, 0, 1)
-        chunk.anchor(n, self.at)
-        shift = self.line - n
-
-        def get(k: int) -> str | None:
-            k -= shift
-            return chunk.clean(k) if chunk.first <= k <= chunk.last else None
-
-        return get
-
-
 class _State:
     """What the pass remembers between flagged lines."""
 
@@ -452,7 +430,8 @@ class _State:
         self.open_blocks: dict[str, Hit] = {}  # rule id -> its latest hit, to absorb lines inside its block
         self.classes = PassedClasses()
         self.counts: dict[str, int] = {}  # rule id -> hits so far
-        self.late: dict[str, deque[_Late]] = {}  # rule id -> its latest late candidates
+        self.eager = 0  # hits grown at once, all rules
+        self.late = LateHits(res.capped)
 
     def keep(self, first: int, last: int, get: LineGetter) -> None:
         keep = self.res.text
@@ -469,15 +448,15 @@ class _State:
             self.in_group = True
             self.group_is_run = text.startswith("##[group]Run ")
             if len(res.groups) < _KEEP_MARKERS:
-                res.groups.append(Marker(n, display_text(text)))
-                res.text[n] = display_text(text)
+                res.groups.append(Marker(n, shown := display_text(text)))
+                res.text[n] = shown
         elif "endgroup" in structs and text.startswith("##[endgroup]"):
             self.in_group = False
             if len(res.endgroups) < _KEEP_MARKERS:
                 res.endgroups.append(n)
         if "error" in structs and text.startswith("##[error]") and len(res.errors) < _KEEP_MARKERS:
-            res.errors.append(Marker(n, display_text(text)))
-            res.text[n] = display_text(text)
+            res.errors.append(Marker(n, shown := display_text(text)))
+            res.text[n] = shown
             if len(res.errors) <= 20:
                 # What led to the annotation: the excerpt shows a failing step's tail from here.
                 self.keep(n - _BEFORE_ERROR, n + 1, window.get)
@@ -502,40 +481,34 @@ class _State:
         prev = self.open_blocks.get(rule.id)
         if prev is not None and prev.first <= n <= prev.last:
             return  # a line of the block this rule already holds
-        if self.counts.get(rule.id, 0) >= _EAGER:  # flagged with a rule under its cap, won by one past it
+        if self.counts.get(rule.id, 0) >= _EAGER or self.eager >= _EAGER_TOTAL:
+            # Flagged with a rule under its cap, won by one past it (or past the total).
             self._enqueue(n, idxs, [rule.id], window)
             return
         self.counts[rule.id] = self.counts.get(rule.id, 0) + 1
+        self.eager += 1
         if rule.category != "infrastructure":  # the diagnosis discounts no infrastructure failure
             self.classes.check(n, window)
         self.hit(n, found, get, self.in_group and self.group_is_run)
 
     def defer(self, n: int, idxs: list[int], rules: tuple[Rule, ...], window: Window) -> bool:
-        """Queue line `n` as a late candidate when all its rules are past their first `_EAGER` hits."""
+        """Queue line `n` as a late candidate when all its rules are past their first `_EAGER` hits (or all rules
+        together past `_EAGER_TOTAL`)."""
         counts = self.counts
-        if not idxs or any(counts.get(rules[i].id, 0) < _EAGER for i in idxs):
+        if not idxs or (self.eager < _EAGER_TOTAL and any(counts.get(rules[i].id, 0) < _EAGER for i in idxs)):
             return False
         self._enqueue(n, idxs, [rules[i].id for i in idxs], window)
         return True
 
     def _enqueue(self, n: int, idxs: list[int], rule_ids: list[str], window: Window) -> None:
-        item = _Late(n, idxs, window.chunk_of(n), in_script=self.in_group and self.group_is_run)
-        for rid in rule_ids:
-            queue = self.late.get(rid)
-            if queue is None:
-                queue = self.late[rid] = deque(maxlen=2 * _LATE)  # room for lines the check will reject
-            if len(queue) == queue.maxlen:
-                self.res.capped[rid] = self.res.capped.get(rid, 0) + 1
-            queue.append(item)
+        self.late.add(n, idxs, rule_ids, window.chunk_of(n), self.in_group and self.group_is_run)
 
     def release(self, chunk: Chunk, rules: tuple[Rule, ...], window: Window) -> None:
-        """`chunk` is about to leave memory: check the late candidates on it and keep the bytes around them."""
-        for queue in self.late.values():
-            for item in queue:
-                if item.chunk is chunk:
-                    self._settle(item, rules, window)
+        """`chunk` is about to leave memory: check the late candidates on it that may still matter."""
+        for item in self.late.leaving(chunk):
+            self._settle(item, rules, window)
 
-    def _settle(self, item: _Late, rules: tuple[Rule, ...], window: Window) -> None:
+    def _settle(self, item: LateHit, rules: tuple[Rule, ...], window: Window) -> None:
         chunk, item.chunk = item.chunk, None
         if chunk is None:
             return
@@ -549,15 +522,14 @@ class _State:
         if not item.found:
             return
         item.found.sort(key=lambda f: -f[0].confidence)
-        if item.found[0][0].category != "infrastructure":
-            self.classes.check(n, window)
-        item.data, item.at = chunk.around(n, _LATE_BYTES)
+        self.late.keep(item, *chunk.around(n, LATE_BYTES))
 
     def hit(self, n: int, found: list[tuple[Rule, dict[str, str], str]], get: LineGetter, in_script: bool) -> None:
         """Grow the winner's block around trigger line `n` and record the hit."""
         rule, fields, message = found[0]
         for other, _, _ in found[1:]:
-            self.res.losers.append(Candidate(other.id, n, rule.id))
+            if len(self.res.losers) < _MAX_LOSERS:
+                self.res.losers.append(Candidate(other.id, n, rule.id))
         prev = self.open_blocks.get(rule.id)
         if prev is not None and prev.first <= n <= prev.last:
             return
@@ -579,14 +551,11 @@ class _State:
         """Grow the latest hits each rule kept into blocks, then put all hits in line order."""
         if not self.late:
             return
-        late: dict[int, _Late] = {}
-        for rid, queue in self.late.items():
-            for item in queue:
-                self._settle(item, rules, window)
-            kept = [item for item in queue if item.found and item.found[0][0].id == rid]
-            for item in kept[-_LATE:]:
-                late[item.line] = item
-        for n in sorted(late):
-            item = late[n]
-            self.hit(n, item.found, item.getter(), item.in_script)
+        for item in self.late.unchecked():  # in line order: what the budget gives up is the oldest
+            self._settle(item, rules, window)
+        for item in self.late.latest():
+            around = item.window()
+            if item.found[0][0].category != "infrastructure":
+                self.classes.check_apart(item.line, around)
+            self.hit(item.line, item.found, around.get, item.in_script)
         self.res.hits.sort(key=lambda h: h.line)

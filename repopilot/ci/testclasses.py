@@ -5,12 +5,12 @@ when it passed; what a passing class printed (a logged exception) did not fail t
 once per test class, tens of thousands of times in a big Maven log, so the scanner does not flag them: for each
 hit it looks back for the nearest `Running` lines in memory (each looked up once) and at the next few `Tests run:`
 lines after them for their class's summary, and records the span when that class passed. Both kinds of line are
-found with byte searches in C, once per chunk. A summary not yet read is looked for in the next chunks.
+found with byte searches in C from the hit outwards, never listed for a whole chunk (a big Maven log has tens of
+thousands). A summary not yet read is looked for in the next chunks.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 
@@ -54,7 +54,9 @@ class PassedClasses:
         self.spans: list[tuple[int, int]] = []
         self._seen: set[tuple[int, int]] = set()
         self._pending: list[_Pending] = []
-        self._last_probe = (0, -1)
+        # A chunk's first line -> how far its `Running` lines were searched, and the nearest one found before
+        # there (-1: none): hits near each other search only the bytes between them.
+        self._probes: dict[int, tuple[int, int]] = {}
         self._looked: set[tuple[int, int]] = set()  # (chunk, offset) of `Running` lines already looked up
 
     def check(self, n: int, window: Window) -> None:
@@ -62,6 +64,11 @@ class PassedClasses:
         passed. The diagnosis tells whether a span holds a hit's block."""
         for start, cls in self._starts_before(n, window):
             self._settle(cls, start, *self._summary_of(cls, start, window.chunks, _SUMMARIES))
+
+    def check_apart(self, n: int, window: Window) -> None:
+        """`check` in a window of its own (the bytes kept around a late hit), not the scan's."""
+        self._probes.clear()
+        self.check(n, window)
 
     def advance(self, chunk: Chunk) -> None:
         """A new chunk was read: look in it for the summaries still awaited."""
@@ -89,42 +96,54 @@ class PassedClasses:
         return sorted(self.spans, key=lambda s: (s[1], s[0]))
 
     def _starts_before(self, first: int, window: Window) -> list[tuple[int, bytes]]:
-        """The nearest `Running CLASS` lines before line `first` not looked up yet: (line, class)."""
+        """The nearest `Running CLASS` lines before line `first` not looked up yet: (line, class). Found backwards
+        with `rfind` from the hit, so a hit costs a few searches in C however many classes the chunk holds."""
         found: list[tuple[int, bytes]] = []
         seen = 0
         for chunk in reversed(window.chunks):
             if chunk.first >= first:
                 continue
-            starts = chunk.positions(_RUNNING)
-            if not starts:
-                continue
+            data = chunk.data
             ref_line = min(first, chunk.last + 1)
-            ref_off = chunk.offset(ref_line) if ref_line <= chunk.last else len(chunk.data)
-            i = bisect.bisect_left(starts, ref_off)
-            if (chunk.first, i) == self._last_probe:
-                return found  # the same `Running` lines as for the previous hit: looked up already
-            self._last_probe = (chunk.first, i)
-            while i > 0 and seen < _LOOK_BACK:
-                i -= 1
-                pos = starts[i]
-                if ref_off - pos > _BACK_BYTES:
+            ref_off = chunk.offset(ref_line) if ref_line <= chunk.last else len(data)
+            lo = max(0, ref_off - _BACK_BYTES)
+            probe = self._probes.get(chunk.first)
+            if probe is not None and probe[0] <= ref_off:
+                pos = data.rfind(_RUNNING, max(lo, probe[0]), ref_off)
+                if pos == -1 and probe[1] >= lo:
+                    pos = probe[1]
+            else:
+                pos = data.rfind(_RUNNING, lo, ref_off)
+            self._remember(chunk.first, ref_off, pos, window)
+            if pos == -1:
+                if lo > 0:
                     return found
-                a, b = _line_bounds(chunk.data, pos)
+                continue
+            if probe is not None and pos == probe[1]:
+                return found  # the same `Running` lines as for the previous hit: looked up already
+            while pos != -1 and seen < _LOOK_BACK:
+                a, b = _line_bounds(data, pos)
                 key = (chunk.first, a)
                 if key in self._looked:
                     seen += 1
-                    continue
-                m = _CLASS_START.match(clean_text(chunk.data[a:b]))
-                if m is None:
-                    continue
-                seen += 1
-                if len(self._looked) >= _MAX_SPANS:
-                    self._looked.clear()  # hits move forward: old keys are not asked for again
-                self._looked.add(key)
-                found.append((chunk.line_at(a, ref_off, ref_line), m.group("cls").encode()))
-            if seen >= _LOOK_BACK:
+                else:
+                    m = _CLASS_START.match(clean_text(data[a:b]))
+                    if m is not None:
+                        seen += 1
+                        if len(self._looked) >= _MAX_SPANS:
+                            self._looked.clear()  # hits move forward: old keys are not asked for again
+                        self._looked.add(key)
+                        found.append((chunk.line_at(a, ref_off, ref_line), m.group("cls").encode()))
+                pos = data.rfind(_RUNNING, lo, pos)
+            if seen >= _LOOK_BACK or lo > 0:
                 break
         return found
+
+    def _remember(self, first: int, upto: int, nearest: int, window: Window) -> None:
+        if first not in self._probes and len(self._probes) > 4 * len(window.chunks):
+            live = {c.first for c in window.chunks}
+            self._probes = {k: v for k, v in self._probes.items() if k in live}
+        self._probes[first] = (upto, nearest)
 
     @staticmethod
     def _summary_of(cls_name: bytes, start: int, chunks: list[Chunk], budget: int
@@ -137,18 +156,18 @@ class PassedClasses:
             if chunk.last <= start:
                 continue
             data = chunk.data
-            summaries = chunk.positions(_TESTS_RUN)
             ref_line = max(start + 1, chunk.first)
             ref_off = chunk.offset(ref_line)
-            for pos in summaries[bisect.bisect_left(summaries, ref_off):]:
+            pos = data.find(_TESTS_RUN, ref_off)
+            while pos != -1:
                 if budget <= 0:
                     return None, 0
                 budget -= 1
                 a, b = _line_bounds(data, pos)
-                if data.find(cls_name, a, b) == -1:
-                    continue
-                text = clean_text(data[a:b])
-                m = _CLASS_SUMMARY.match(text)
-                if m is not None and m.group("cls") == name:
-                    return (chunk.line_at(a, ref_off, ref_line), _CLASS_PASSED.match(text) is not None), budget
+                if data.find(cls_name, a, b) != -1:
+                    text = clean_text(data[a:b])
+                    m = _CLASS_SUMMARY.match(text)
+                    if m is not None and m.group("cls") == name:
+                        return (chunk.line_at(a, ref_off, ref_line), _CLASS_PASSED.match(text) is not None), budget
+                pos = data.find(_TESTS_RUN, b)
         return None, budget

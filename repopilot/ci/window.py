@@ -28,19 +28,6 @@ class Chunk:
         self._offsets: dict[int, int] = {first: 0}
         self._cursor = (first, 0)  # the last line whose offset was found, and that offset
         self._cache: dict[int, str] = {}
-        self._found: dict[bytes, list[int]] = {}
-
-    def positions(self, needle: bytes) -> list[int]:
-        """The offsets of `needle` in the chunk, in order (searched once per chunk and needle)."""
-        found = self._found.get(needle)
-        if found is None:
-            found = self._found[needle] = []
-            data = self.data
-            pos = data.find(needle)
-            while pos != -1:
-                found.append(pos)
-                pos = data.find(needle, pos + 1)
-        return found
 
     def anchor(self, n: int, offset: int) -> None:
         if n not in self._offsets:

@@ -8,7 +8,8 @@ import io
 import pytest
 
 from repopilot.ci.catalog import load_catalog
-from repopilot.ci.scanner import _EAGER, _LATE, Scanner, hyperscan_available
+from repopilot.ci.late import LATE as _LATE
+from repopilot.ci.scanner import _EAGER, Scanner, hyperscan_available
 
 
 def _scan(data: bytes, chunk: int = 64 * 1024, engine: str = "re"):

@@ -1,0 +1,130 @@
+"""The latest hits of rules past their cap, kept within a fixed budget whatever the log's size.
+
+A flagged line whose rules are all past their first hits costs a queue entry. When its chunk is about to leave
+memory it is checked and the bytes around it are kept, to be grown into a block (and looked at for a passing
+test class around it) when the scan ends, unless
+enough newer candidates already wait in the chunks still in memory to take every place it could have had: then
+it is only counted. The bytes kept are bounded over all rules (the oldest give theirs up first: where a job
+stopped is near its end), so a log where a hundred rules fire thousands of times costs what a small one does.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from .catalog import Rule
+from .window import Chunk, LineGetter, Window
+
+__all__ = ["LATE", "LATE_BYTES", "LateHit", "LateHits"]
+
+LATE = 50  # latest hits grown per rule
+LATE_BYTES = 16 * 1024  # kept on each side of a late hit: what its block can grow into
+_TOTAL = 128  # late hits kept over all rules
+_BUDGET = 8 * 1024 * 1024  # and their bytes
+
+
+@dataclass
+class LateHit:
+    line: int
+    idxs: list[int]  # the rules flagged on the line
+    rule_ids: list[str]  # the queues it is in
+    chunk: Chunk | None  # while unchecked
+    in_script: bool = False
+    found: list[tuple[Rule, dict[str, str], str]] = field(default_factory=list)  # the rules that fired, winner first
+    data: bytes = b""  # whole lines around the trigger
+    at: int = 0  # where the trigger line starts in `data`
+    queued: int = 0  # the rule queues still holding it (none: it is never checked)
+
+    def window(self) -> Window:
+        """The bytes kept around it as a window of their own (line numbers as in the log)."""
+        data = self.data
+        chunk = Chunk(data, self.line - data.count(b"\n", 0, self.at), data.count(b"\n"))
+        chunk.anchor(self.line, self.at)
+        window = Window()
+        window.push(chunk)
+        return window
+
+    def getter(self) -> LineGetter:
+        return self.window().get
+
+
+class LateHits:
+    """Per rule its latest `2 * LATE` candidates (room for lines the check rejects); `capped` counts the rest."""
+
+    def __init__(self, capped: dict[str, int]) -> None:
+        self.capped = capped
+        self.queues: dict[str, deque[LateHit]] = {}
+        self._waiting: dict[int, list[LateHit]] = {}  # a chunk's first line -> the candidates on it
+        self._kept: deque[LateHit] = deque()  # checked ones holding bytes, oldest first
+        self._kept_count = 0
+        self._kept_bytes = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.queues)
+
+    def _count(self, rid: str) -> None:
+        self.capped[rid] = self.capped.get(rid, 0) + 1
+
+    def add(self, n: int, idxs: list[int], rule_ids: list[str], chunk: Chunk | None, in_script: bool) -> None:
+        item = LateHit(n, idxs, rule_ids, chunk, in_script)
+        for rid in rule_ids:
+            queue = self.queues.get(rid)
+            if queue is None:
+                queue = self.queues[rid] = deque(maxlen=2 * LATE)
+            if len(queue) == queue.maxlen:
+                old = queue[0]
+                old.queued -= 1
+                if not old.queued:
+                    self._drop(old)
+                self._count(rid)
+            queue.append(item)
+            item.queued += 1
+        if chunk is not None:
+            self._waiting.setdefault(chunk.first, []).append(item)
+
+    def leaving(self, chunk: Chunk) -> list[LateHit]:
+        """The candidates on `chunk` (about to leave memory) worth checking: none when the newer ones in memory
+        could fill every place."""
+        items = [i for i in self._waiting.pop(chunk.first, ()) if i.queued and i.chunk is chunk]
+        newer = sum(1 for waiting in self._waiting.values() for i in waiting if i.queued)
+        if newer < _TOTAL:
+            return items
+        for i in items:
+            i.chunk = None
+            self._count(i.rule_ids[0])
+        return []
+
+    def unchecked(self) -> list[LateHit]:
+        """At the end: the candidates still in memory, in line order."""
+        items = {id(i): i for q in self.queues.values() for i in q if i.chunk is not None}
+        return sorted(items.values(), key=lambda i: i.line)
+
+    def keep(self, item: LateHit, data: bytes, at: int) -> None:
+        """`item` fired: keep the bytes around it, giving up the oldest kept ones past the budget."""
+        item.data, item.at = data, at
+        if len(self._kept) > 4 * _TOTAL:  # entries given up since they were kept
+            self._kept = deque(i for i in self._kept if i.data)
+        self._kept.append(item)
+        self._kept_count += 1
+        self._kept_bytes += len(data)
+        while self._kept_count > _TOTAL or self._kept_bytes > _BUDGET:
+            old = self._kept.popleft()
+            if old.data:
+                self._count(old.found[0][0].id)
+                self._drop(old)
+
+    def _drop(self, item: LateHit) -> None:
+        if item.data:
+            self._kept_count -= 1
+            self._kept_bytes -= len(item.data)
+        item.found, item.data, item.chunk = [], b"", None
+
+    def latest(self) -> list[LateHit]:
+        """Each rule's latest `LATE` that it won, in line order."""
+        late: dict[int, LateHit] = {}
+        for rid, queue in self.queues.items():
+            won = [i for i in queue if i.found and i.found[0][0].id == rid]
+            for i in won[-LATE:]:
+                late[i.line] = i
+        return [late[n] for n in sorted(late)]
