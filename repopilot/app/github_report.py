@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..ci import (
-    LINE_CHARS,
     RENDERERS,
     DiagnosisReport,
     DownloadReport,
@@ -44,9 +43,9 @@ class GitHubRunReport:
 
     def render(self, fmt: str, *, full_lines: bool = False) -> str:
         """The reports in one of the domain's formats (`markdown`, `github`, `json`); in Markdown long causal
-        lines are cut and marked unless `full_lines`."""
-        if fmt == "markdown":
-            return render_markdown(self.reports, line_chars=None if full_lines else LINE_CHARS)
+        lines are cut and marked (`render_markdown`'s default) unless `full_lines`."""
+        if fmt == "markdown" and full_lines:
+            return render_markdown(self.reports, line_chars=None)
         return RENDERERS[fmt](self.reports)
 
 

@@ -29,6 +29,8 @@ __all__ = ["CONFIG_KEYS", "Settings", "default_runs_dir", "load_settings", "user
 # repository); REPOPILOT_RUNS_DIR or `runs_dir` in a config file move it.
 _DEFAULT_STATE_HOME = "~/.local/state"
 DEFAULT_GITHUB_SERVER = "https://github.com"
+# less: quit at once when it fits (-F), keep colours (-R), leave the text on the screen (-X).
+DEFAULT_PAGER = "less -FRX"
 # Environment variables that are not settings of their own but are passed to the layer that declares them.
 _OTEL_PREFIX = "OTEL_"
 
@@ -58,6 +60,8 @@ _KEYS: dict[str, _Key] = {
     "max_line_bytes": _Key("REPOPILOT_MAX_LINE_BYTES", int),
     "max_tool_calls_per_turn": _Key("REPOPILOT_MAX_TOOL_CALLS_PER_TURN", int),
     "max_stdin_bytes": _Key("REPOPILOT_MAX_STDIN_BYTES", int),
+    # Long output on a terminal goes through it (REPOPILOT_PAGER, else the usual PAGER; `cat` turns it off).
+    "pager": _Key("REPOPILOT_PAGER", str),
 }
 CONFIG_KEYS = tuple(k for k, v in _KEYS.items() if v.in_files)
 
@@ -80,6 +84,7 @@ class Settings:
     max_line_bytes: int | None = None
     max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN
     max_stdin_bytes: int = MAX_STDIN_BYTES
+    pager: str = DEFAULT_PAGER
     # Read from the environment only, never shown by `repopilot config`.
     github_token: str | None = field(default=None, repr=False)
     # The GitHub Actions context of `github report` (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_EVENT_PATH, ...).
@@ -215,6 +220,8 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
     values = {k: v for k, (v, _) in layers.items()}
     origins = {k: o for k, (_, o) in layers.items()}
     values.setdefault("runs_dir", default_runs_dir(environ))
+    if "pager" not in values and environ.get("PAGER", "").strip():
+        values["pager"], origins["pager"] = environ["PAGER"], "env PAGER"
     settings = Settings(
         **values,
         github_token=environ.get("GITHUB_TOKEN") or None,

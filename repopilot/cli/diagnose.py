@@ -12,6 +12,7 @@ from ..app import DEFAULT_TOKEN_BUDGET, LogInput, diagnose, open_logs
 from ..core import InputError, UsageError
 from .console import stdin_is_terminal
 from .context import settings_from
+from .pager import page
 from .progress import download_bar, scan_bar
 from .render import Format, renderer
 from .session import reporting, summaries
@@ -85,7 +86,11 @@ def _diagnose(source: str | None, example: bool, baseline: str | None, fmt: Form
         base = bases[0]
     reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=scan_bar,
                        goal=f"diagnose {named}")
-    typer.echo(renderer(fmt, verbose=verbose, full_lines=full_lines)(reports), nl=False)
+    rendered = renderer(fmt, verbose=verbose, full_lines=full_lines)(reports)
+    if fmt is Format.text:
+        page(rendered, settings.pager)
+    else:  # a format for machines is never paged
+        typer.echo(rendered, nl=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -85,7 +85,7 @@ def build_app(command: str | None = None) -> typer.Typer:
         name="repopilot",
         help="Diagnose failing CI runs and propose fixes a human approves.",
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,
         pretty_exceptions_enable=False,
         # Help is plain text: with rich markup, help text such as `…/runs/RUN_ID[/job/JOB_ID]` was read as a
         # closing tag (MarkupError), and flags were listed with a `<bool>` placeholder. Every sub-app says the same.

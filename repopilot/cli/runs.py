@@ -28,6 +28,7 @@ from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_tra
 from ..core.sanitize import json_visible
 from .console import diff_view, err, out, shown, stdout_is_terminal
 from .context import settings_from
+from .pager import paged
 from .progress import spinner
 from .summary import format_cost, summary_lines
 from .table import Column, print_table
@@ -167,6 +168,11 @@ def runs_show(
     if as_json:
         typer.echo(json_visible(trace.model_dump_json(indent=1)))
         return
+    with paged(settings_from().pager):
+        _show_run(trace)
+
+
+def _show_run(trace: RunTrace) -> None:
     head = f"run {trace.run_id} · {trace.command} · {trace.status}"
     _print_bold(head)
     out.print(f"goal: {trace.goal}", markup=False)

@@ -1,0 +1,56 @@
+"""Long output on a terminal goes through a pager (`less -FRX` unless REPOPILOT_PAGER or PAGER say otherwise):
+a person can scroll back through a long diagnosis or timeline. Output that fits the screen, a pipe, and a pager
+that cannot be started all get the text printed as it is."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+
+from .console import out, stdout_is_terminal
+
+__all__ = ["page", "paged"]
+
+
+def page(text: str, pager: str | None) -> None:
+    """Print `text` (already rendered for this terminal), through `pager` when it is longer than the screen."""
+    if not pager or not stdout_is_terminal() or text.count("\n") < out.height - 1 or not _through(pager, text):
+        typer.echo(text, nl=False)
+
+
+def _through(pager: str, text: str) -> bool:
+    """False when the pager could not be started (the caller prints instead)."""
+    try:
+        command = shlex.split(pager)
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE)
+    except (OSError, ValueError):
+        return False
+    try:
+        if proc.stdin is not None:
+            proc.stdin.write(text.encode(sys.stdout.encoding or "utf-8", "backslashreplace"))
+            proc.stdin.close()
+    except BrokenPipeError:  # the person quit the pager before reading everything: that is fine
+        pass
+    while True:
+        try:
+            proc.wait()
+            return True
+        except KeyboardInterrupt:  # Ctrl-C belongs to the pager while it runs (less uses it to stop a search)
+            continue
+
+
+@contextmanager
+def paged(pager: str | None) -> Iterator[None]:
+    """What is printed through `out` inside, paged as one text when it is long (on a terminal only: a pipe gets
+    it as it is printed)."""
+    if not pager or not stdout_is_terminal():
+        yield
+        return
+    with out.capture() as captured:
+        yield
+    page(captured.get(), pager)
