@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         timeline,
     )
     from .models_info import models_in
-    from .pruning import PruneOutcome, prune_runs
+    from .pruning import prune_runs
     from .runtime import Observer, apply_settings, tool_bounds
     from .settings import Settings, load_settings
 
@@ -73,7 +73,7 @@ __getattr__ = lazy_exports(__name__, {
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "models_info": ("models_in",),
-    "pruning": ("PruneOutcome", "prune_runs"),
+    "pruning": ("prune_runs",),
     "runtime": ("Observer", "apply_settings", "tool_bounds"),
     "settings": ("Settings", "load_settings"),
 })
@@ -91,7 +91,6 @@ __all__ = [
     "GitHubRunReport",
     "LogInput",
     "Observer",
-    "PruneOutcome",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",

@@ -5,8 +5,7 @@ that cannot be started all get the text printed as it is."""
 from __future__ import annotations
 
 import shlex
-import subprocess
-import sys
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,24 +23,18 @@ def page(text: str, pager: str | None) -> None:
 
 
 def _through(pager: str, text: str) -> bool:
-    """False when the pager could not be started (the caller prints instead)."""
+    """False when the pager is not there (the caller prints instead). pydoc runs it as git runs $PAGER, through
+    the shell, and copes with the person quitting early and with Ctrl-C while it shows."""
     try:
-        command = shlex.split(pager)
-        proc = subprocess.Popen(command, stdin=subprocess.PIPE)
-    except (OSError, ValueError):
+        program = shlex.split(pager)[0] if pager.strip() else ""
+    except ValueError:
         return False
-    try:
-        if proc.stdin is not None:
-            proc.stdin.write(text.encode(sys.stdout.encoding or "utf-8", "backslashreplace"))
-            proc.stdin.close()
-    except BrokenPipeError:  # the person quit the pager before reading everything: that is fine
-        pass
-    while True:
-        try:
-            proc.wait()
-            return True
-        except KeyboardInterrupt:  # Ctrl-C belongs to the pager while it runs (less uses it to stop a search)
-            continue
+    if not program or shutil.which(program) is None:
+        return False
+    import pydoc
+
+    pydoc.pipepager(text, pager)
+    return True
 
 
 @contextmanager
