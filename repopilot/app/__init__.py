@@ -18,6 +18,7 @@ from ..ci import (
     parse_run_url,
     read_report,
     render_markdown,
+    short_fingerprint,
     split_lines,
 )
 from ..core.lazy import lazy_exports
@@ -35,6 +36,15 @@ if TYPE_CHECKING:
         resume_run,
         start_fix,
         who_am_i,
+    )
+    from .github_app import (
+        WRITE_ROLES,
+        Published,
+        diagnosed_run_url,
+        installation_token,
+        permission_of,
+        publish_report,
+        upsert_comment,
     )
     from .github_report import (
         COMMENT_MARKER,
@@ -55,9 +65,18 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .memory import list_recurring, prune_history
     from .models_info import models_in
     from .pruning import prune_runs
+    from .pull_request_fixes import (
+        ApprovedPullRequest,
+        PullRequestHead,
+        approve_for_pull_request,
+        fix_pull_request,
+        pull_request_head,
+    )
     from .runtime import Observer, apply_settings, tool_bounds
+    from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, load_settings
 
 # Each name is imported from its module the first time it is used (start-up stays fast).
@@ -66,15 +85,21 @@ __getattr__ = lazy_exports(__name__, {
     "diagnosing": ("diagnose", "open_logs"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
+    "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "permission_of",
+                   "publish_report", "upsert_comment"),
     "github_report": (
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "memory": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "pruning": ("prune_runs",),
+    "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
+                           "pull_request_head"),
     "runtime": ("Observer", "apply_settings", "tool_bounds"),
+    "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "load_settings"),
 })
 
@@ -83,7 +108,9 @@ __all__ = [
     "DEFAULT_TOKEN_BUDGET",
     "LINE_CHARS",
     "RENDERERS",
+    "WRITE_ROLES",
     "ApprovalOutcome",
+    "ApprovedPullRequest",
     "CommentOutcome",
     "DiagnosisReport",
     "DownloadReport",
@@ -91,12 +118,16 @@ __all__ = [
     "GitHubRunReport",
     "LogInput",
     "Observer",
+    "Published",
+    "PullRequestHead",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "ServiceSettings",
     "Settings",
     "apply_settings",
+    "approve_for_pull_request",
     "approve_run",
     "ask",
     "budget_usage",
@@ -104,15 +135,24 @@ __all__ = [
     "comment_on_pull_request",
     "cut_line",
     "diagnose",
+    "diagnosed_run_url",
     "export_run",
+    "fix_pull_request",
     "format_duration",
     "github_logs",
+    "installation_token",
+    "list_recurring",
     "load_proposal",
+    "load_service_settings",
     "load_settings",
     "models_in",
     "open_logs",
     "parse_run_url",
+    "permission_of",
+    "prune_history",
     "prune_runs",
+    "publish_report",
+    "pull_request_head",
     "read_report",
     "reject_run",
     "render_markdown",
@@ -120,6 +160,7 @@ __all__ = [
     "resolve_run_url",
     "resume_run",
     "run_span_ms",
+    "short_fingerprint",
     "shorten",
     "split_lines",
     "start_fix",
@@ -127,5 +168,6 @@ __all__ = [
     "step_subject",
     "timeline",
     "tool_bounds",
+    "upsert_comment",
     "who_am_i",
 ]

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         list_traces,
         load_trace,
         read_trace,
+        restore_trace,
         run_lock,
         runs_dir,
         trace_path,
@@ -77,7 +78,7 @@ __getattr__ = lazy_exports(__name__, {
     "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
     "trace": (
         "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "read_trace",
-        "run_lock", "runs_dir", "trace_path", "use_runs_dir"
+        "restore_trace", "run_lock", "runs_dir", "trace_path", "use_runs_dir"
     ),
     "waits": ("listen_for_waits", "waiting"),
 })
@@ -140,6 +141,7 @@ __all__ = [
     "read_trace",
     "redact",
     "redact_text",
+    "restore_trace",
     "retry_call",
     "run_lock",
     "runs_dir",
