@@ -78,3 +78,10 @@ def test_fix_in_a_repository_and_approve_from_anywhere(git_repo: Path, tmp_path:
     assert f"repopilot/{run_id}" in approved.stdout
     assert _status(git_repo) == ""
     assert list(elsewhere.iterdir()) == []
+
+
+def test_runs_recorded_by_earlier_versions_are_pointed_to(tmp_path: Path, home: dict[str, str]) -> None:
+    (tmp_path / "old" / ".runs").mkdir(parents=True)
+    listed = _cli(["runs", "list"], home, tmp_path / "old")
+    assert listed.returncode == 0
+    assert "no runs recorded in" in listed.stderr and "REPOPILOT_RUNS_DIR=.runs repopilot runs list" in listed.stderr
