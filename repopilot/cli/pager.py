@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import typer
 
 from .console import out, stdout_is_terminal
 
@@ -19,7 +18,8 @@ __all__ = ["page", "paged"]
 def page(text: str, pager: str | None) -> None:
     """Print `text` (already rendered for this terminal), through `pager` when it is longer than the screen."""
     if not pager or not stdout_is_terminal() or text.count("\n") < out.height - 1 or not _through(pager, text):
-        typer.echo(text, nl=False)
+        sys.stdout.write(text)
+        sys.stdout.flush()
 
 
 def _through(pager: str, text: str) -> bool:

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 from functools import partial
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from ..app import (
     LINE_CHARS,
@@ -23,6 +22,9 @@ from ..app import (
 )
 from .console import out
 from .console import shown as _t  # untrusted text in markup: sanitised, then `[...]` escaped
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["FORMATS", "Format", "render_text", "renderer"]
 
@@ -87,10 +89,11 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool, line_chars: int | No
     return lines
 
 
-def render_text(reports: Sequence[DiagnosisReport], *, verbose: bool = False, console: Console = out,
+def render_text(reports: Sequence[DiagnosisReport], *, verbose: bool = False, console: Console | None = None,
                 line_chars: int | None = LINE_CHARS) -> str:
-    """The terminal view of the reports, with colour when `console` is a terminal; causal lines longer than
-    `line_chars` are cut and marked (None: whole)."""
+    """The terminal view of the reports, with colour when `console` (default: stdout's) is a terminal; causal
+    lines longer than `line_chars` are cut and marked (None: whole)."""
+    console = console or out
     with console.capture() as captured:
         for report in reports:
             for line in _text_markup(report, verbose=verbose, line_chars=line_chars):
