@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from repopilot.cli import progress
-from repopilot.cli.console import _Console
+from repopilot.cli.rich_console import SanitisingConsole as _Console
 from repopilot.core import Retry, RetryPolicy, retry_call, waiting
 from tests.cli.terminal import run_in_terminal
 
