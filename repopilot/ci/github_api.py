@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Callable
 from typing import Any, BinaryIO, TypeVar
+from urllib.parse import quote
 
 import httpx
 
@@ -21,6 +22,7 @@ from ..core import (
     REDACTED,
     ConfigError,
     GitHubAPIError,
+    InputError,
     RetriesExhausted,
     Retry,
     RetryPolicy,
@@ -108,6 +110,34 @@ class GitHubClient:
             if not batch or not _has_more(response, len(jobs), data.get("total_count")):
                 break
         return jobs
+
+    def list_runs(self, owner: str, repo: str, *, branch: str | None = None, status: str | None = None,
+                  workflow: str | None = None) -> list[dict[str, Any]]:
+        """The newest runs of a repository (or of one workflow: its file name, id or name), newest first."""
+        base = f"/repos/{owner}/{repo}/actions"
+        path = f"{base}/runs"
+        if workflow:
+            path = f"{base}/workflows/{quote(self._workflow_id(owner, repo, workflow), safe='')}/runs"
+        params: dict[str, Any] = {"per_page": 20, **({"branch": branch} if branch else {}),
+                                  **({"status": status} if status else {})}
+        what = f"runs of {owner}/{repo}"
+        runs = _json_object(self._get(path, what, params=params), what).get("workflow_runs")
+        if not isinstance(runs, list):
+            raise GitHubAPIError(f"{what}: unexpected runs listing (no `workflow_runs` list)")
+        return [run for run in runs if isinstance(run, dict) and isinstance(run.get("id"), int)]
+
+    def _workflow_id(self, owner: str, repo: str, workflow: str) -> str:
+        """A workflow's file name or id as the API takes it; a workflow's name (`CI`) is looked up."""
+        name = workflow.strip().rsplit("/", 1)[-1]
+        if name.isdigit() or name.endswith((".yml", ".yaml")):
+            return name
+        what = f"workflows of {owner}/{repo}"
+        listed = _json_object(self._get(f"/repos/{owner}/{repo}/actions/workflows", what,
+                                        params={"per_page": 100}), what).get("workflows") or []
+        for flow in listed:
+            if isinstance(flow, dict) and str(flow.get("name", "")).casefold() == workflow.strip().casefold():
+                return str(flow.get("id"))
+        raise InputError(f"{owner}/{repo} has no workflow named {workflow!r}: pass its file name (ci.yml) or id")
 
     def get_job(self, owner: str, repo: str, job_id: int) -> dict[str, Any]:
         what = f"job {owner}/{repo}#{job_id}"
