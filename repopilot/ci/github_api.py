@@ -10,7 +10,9 @@ short-lived storage URLs that carry their own signature), never into an error me
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any, BinaryIO, TypeVar
@@ -80,7 +82,7 @@ class GitHubClient:
         # The shared policy: rate-limit pauses are honoured up to `max_wait`, one at a time and all together.
         self.retry = RetryPolicy(max_retries=self.attempts - 1, initial_wait=backoff, max_wait=8.0,
                                  max_retry_after=max_wait, max_total_wait=max_wait)
-        self._http = httpx.Client(timeout=timeout, follow_redirects=False,
+        self._http = httpx.Client(timeout=timeout, follow_redirects=False, verify=_tls_context(),
                                   headers={"User-Agent": "repopilot", "X-GitHub-Api-Version": _API_VERSION})
 
     def __enter__(self) -> GitHubClient:
@@ -353,6 +355,12 @@ class GitHubClient:
         if self.token:
             text = text.replace(self.token, REDACTED)
         return redact_text(text)[:200]
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context per process: loading the CA bundle takes ~0.1 s, and a worker opens clients all day."""
+    return httpx.create_ssl_context()
 
 
 def _json(response: httpx.Response, what: str) -> Any:
