@@ -9,9 +9,10 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..core.sanitize import json_visible, visible
+from .attribution import LABEL_TEXT
 from .fingerprint import short_fingerprint
 from .paths import is_repo_relative
-from .report import DiagnosisReport, ReportFailure
+from .report import AttributionLabel, DiagnosisReport, ReportFailure
 
 __all__ = ["MAX_ANNOTATIONS", "RENDERERS", "Renderer", "render_github", "render_json", "render_markdown"]
 
@@ -27,8 +28,30 @@ def render_json(reports: Sequence[DiagnosisReport]) -> str:
     return json_visible(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=1)) + "\n"
 
 
+# NEW first: what the change broke is what its author must read; the rest is someone else's.
+_WHOSE_ORDER: tuple[AttributionLabel, ...] = ("new", "infra", "flaky", "inherited", "unknown")
+
+
+def _whose_section(reports: Sequence[DiagnosisReport]) -> list[str]:
+    """The failures grouped by attribution, each with its evidence links (nothing when none is attributed)."""
+    groups: dict[AttributionLabel, list[str]] = {}
+    for report in reports:
+        for f in report.identifying_failures():
+            if f.attribution is not None:
+                groups.setdefault(f.attribution.label, []).append(
+                    f"- `{_md(report.job or report.name())}`: {_md(f.message[:100])} "
+                    f"(`{short_fingerprint(f.fingerprint)}`): {_whose(f)}")
+    if not groups:
+        return []
+    out = ["### RepoPilot: whose failures", ""]
+    for label in _WHOSE_ORDER:
+        if label in groups:
+            out += [f"**{LABEL_TEXT[label]}** ({len(groups[label])})", "", *groups[label][:20], ""]
+    return out
+
+
 def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
-    out: list[str] = []
+    out: list[str] = _whose_section(reports)
     for report in reports:
         failures = report.causal_failures()
         out.append(f"### RepoPilot: `{_md(report.name())}` failed: **{report.category}**")
