@@ -9,9 +9,10 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..core.sanitize import json_visible, visible
+from .attribution import LABEL_TEXT
 from .fingerprint import short_fingerprint
 from .paths import is_repo_relative
-from .report import DiagnosisReport, ReportFailure
+from .report import AttributionLabel, DiagnosisReport, ReportFailure
 
 __all__ = ["LINE_CHARS", "MAX_ANNOTATIONS", "RENDERERS", "Renderer", "clip", "cut_line", "render_github",
            "render_json", "render_markdown"]
@@ -44,9 +45,31 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+# NEW first: what the change broke is what its author must read; the rest is someone else's.
+_WHOSE_ORDER: tuple[AttributionLabel, ...] = ("new", "infra", "flaky", "inherited", "unknown")
+
+
+def _whose_section(reports: Sequence[DiagnosisReport]) -> list[str]:
+    """The failures grouped by attribution, each with its evidence links (nothing when none is attributed)."""
+    groups: dict[AttributionLabel, list[str]] = {}
+    for report in reports:
+        for f in report.identifying_failures():
+            if f.attribution is not None:
+                groups.setdefault(f.attribution.label, []).append(
+                    f"- `{_md(report.job or report.name())}`: {_md(clip(f.message, 100))} "
+                    f"(`{short_fingerprint(f.fingerprint)}`): {_whose(f)}")
+    if not groups:
+        return []
+    out = ["### RepoPilot: whose failures", ""]
+    for label in _WHOSE_ORDER:
+        if label in groups:
+            out += [f"**{LABEL_TEXT[label]}** ({len(groups[label])})", "", *groups[label][:20], ""]
+    return out
+
+
 def render_markdown(reports: Sequence[DiagnosisReport], *, line_chars: int | None = LINE_CHARS) -> str:
     """The job summary / PR comment. Causal lines longer than `line_chars` are cut and marked (None: whole)."""
-    out: list[str] = []
+    out: list[str] = _whose_section(reports)
     for report in reports:
         failures = report.causal_failures()
         out.append(f"### RepoPilot: `{_md(report.name())}` failed: **{report.category}**")
