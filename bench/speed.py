@@ -22,8 +22,9 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
 The table shows medians (seconds) and the median of the per-run ratios whole/grep, inproc/grep and whole/hs.
 Then one stage profile per log (in process, the last run): reading and cleaning (ANSI; from 48 MB on Linux
 this runs in a forked process and the stage is what the scan waits for it), engine scan, line counting,
-flagged-line work, late hits, diagnosis, locator (when the diagnosis has one), excerpt, trace write. Everything also goes to
-bench/out/speed.json. The machine this runs on is shared: compare ratios from one run, not seconds across runs.
+flagged-line work, late hits, diagnosis, locator (when the diagnosis has one), excerpt, trace write.
+Everything also goes to bench/out/speed.json. The machine this runs on is shared: compare ratios from one run,
+not seconds across runs.
 """
 
 from __future__ import annotations
@@ -216,7 +217,8 @@ def _print_row(name: str, mb: int, r: dict[str, object]) -> None:
     assert isinstance(med, dict) and isinstance(ratio, dict)
     print(f"{name:<12} {mb:>4} MB | grep {med['grep']:6.3f} | hs {med['hs']:6.3f} ({ratio['hs']:4.1f}x) | "
           f"in-process {med['inproc']:6.3f} ({ratio['inproc']:4.1f}x) | whole {med['whole']:6.3f} "
-          f"({ratio['whole']:4.1f}x; {ratio['whole/hs']:4.1f}x hs) | peak RSS {med['rss']:5.0f} MB | {r['category']} {r['top_rule']}",
+          f"({ratio['whole']:4.1f}x; {ratio['whole/hs']:4.1f}x hs) | peak RSS {med['rss']:5.0f} MB | "
+          f"{r['category']} {r['top_rule']}",
           flush=True)
 
 
