@@ -20,9 +20,8 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
 - `whole`: `repopilot diagnose FILE --format json --no-llm` as a user runs it (process start, imports, trace
   write, JSON out), with its peak RSS (wait4).
 The table shows medians (seconds) and the median of the per-run ratios whole/grep, inproc/grep and whole/hs.
-Then one stage profile per log (in process, the last run): reading and cleaning (ANSI; from 48 MB on Linux
-this runs in a forked process and the stage is what the scan waits for it), engine scan, line counting,
-flagged-line work, late hits, diagnosis, locator (when the diagnosis has one), excerpt, trace write.
+Then one stage profile per log (in process, the last run): reading and cleaning (ANSI), engine scan, line
+counting, flagged-line work, late hits, diagnosis, locator (when the diagnosis has one), excerpt, trace write.
 Everything also goes to bench/out/speed.json. The machine this runs on is shared: compare ratios from one run,
 not seconds across runs.
 """

@@ -25,8 +25,7 @@ def _timed(stages: dict[str, float], name: str, fn: Callable[..., Any]) -> Calla
 
 
 def _timed_pieces(stages: dict[str, float], fn: Callable[..., Iterator[bytes]]) -> Callable[..., Iterator[bytes]]:
-    """Reading and cleaning the log: the time spent waiting for each piece (on a big log, cleaned in another
-    process, what this process waits for it)."""
+    """Reading and cleaning the log: the time spent getting each piece."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Iterator[bytes]:
         pieces = fn(*args, **kwargs)

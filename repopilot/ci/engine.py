@@ -71,7 +71,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
     sc = scanner or default_scanner(size=log.size)
     with log.open() as fh:
-        res = sc.scan(fh, progress=progress, size=log.size)
+        res = sc.scan(fh, progress=progress)
     if res.size == 0:
         raise InputError(f"{log.name} is empty: nothing to diagnose")
     dropped: set[int] = set()

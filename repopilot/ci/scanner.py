@@ -282,15 +282,13 @@ class Scanner:
         kw = [(KEYWORDS.encode(), True)]
         self._keywords: _Engine = _HyperscanEngine(kw, cache_dir) if use_hs else _ReEngine(kw)
 
-    def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None,
-             size: int | None = None) -> ScanResult:
-        """`size`: the log's size when known (a big file is cleaned in another process, see ci/pieces.py)."""
+    def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
         res = ScanResult(engine=self.engine.name)
         window = Window()
         state = _State(res)
         pending: tuple[list[int], dict[int, set[int]]] | None = None
         next_line = 1
-        for cleaned in cleaned_pieces(stream, self.chunk_size, res, size):
+        for cleaned in cleaned_pieces(stream, self.chunk_size, res):
             order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
             chunk = Chunk(cleaned, next_line, newlines)
             for n, offset in anchors:
