@@ -72,6 +72,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(trace_module, "_RUNS_DIR", [tmp_path / "runs"])
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # never the developer's own config file
     monkeypatch.setenv("REPOPILOT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the failure history: never the developer's
+    monkeypatch.delenv("REPOPILOT_HISTORY", raising=False)
     for name in ("REPOPILOT_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GITHUB_TOKEN",
                  "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GEMINI_BASE_URL", "OLLAMA_HOST", "GITHUB_API_URL",
                  "OTEL_EXPORTER_OTLP_ENDPOINT"):

@@ -1,5 +1,7 @@
 """Imports go one way: cli -> app -> ci, repo, telemetry, providers -> core. The domain packages import only
 core, never each other; the CLI reaches the domain only through the application layer (and core's types).
+The service (webhook receiver and workers) is another client of the application layer beside the CLI: it
+imports app and core, nothing below imports it, and the CLI reaches it only to start it (`serve`, `worker`).
 The table is exact: an allowed edge that the code does not use is an error too, so it cannot drift."""
 
 import ast
@@ -14,7 +16,8 @@ ALLOWED = {
     "core": set(),
     **{layer: {"core"} for layer in DOMAIN},
     "app": {"core", *DOMAIN},
-    "cli": {"core", "app"},  # the CLI reaches the domain only through the application layer
+    "service": {"core", "app"},  # another client of the application layer
+    "cli": {"core", "app", "service"},  # the domain only through the application layer; the service to start it
 }
 ROOT = Path(repopilot.__file__).parent
 

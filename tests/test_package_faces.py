@@ -12,12 +12,14 @@ import pytest
 import repopilot
 
 ROOT = Path(repopilot.__file__).parent
-PACKAGES = ("core", "ci", "repo", "telemetry", "providers", "app")
+PACKAGES = ("core", "ci", "repo", "telemetry", "providers", "app", "service")
 CLIENTS = tuple(ROOT.parent / d for d in ("tests", "bench", "scripts"))
 # Declared for Python callers though no client here imports them: the types of the faces' own signatures, and the
 # adapters a caller may build (or register) directly instead of through `REPOPILOT_MODEL`.
 FOR_CALLERS = {
-    "app": {"CommentOutcome", "GitHubRunReport", "Observer", "ReportFailure"},
+    "app": {"ApprovedPullRequest", "CommentOutcome", "GitHubRunReport", "Observer", "Published", "PullRequestHead",
+            "ReportFailure"},
+    "service": {"Work"},
     "providers": {"AnthropicModel", "GeminiModel", "OllamaModel", "OpenAIModel", "ScriptExhausted", "register"},
 }
 # Modules a layer may import past a face: the sanitiser (the CLI's own concern) and the lazy-export helper that

@@ -14,6 +14,7 @@ from ..ci import (
     ReportLine,
     parse_run_url,
     read_report,
+    short_fingerprint,
     split_lines,
 )
 from ..core.lazy import lazy_exports
@@ -31,6 +32,15 @@ if TYPE_CHECKING:
         resume_run,
         start_fix,
         who_am_i,
+    )
+    from .github_app import (
+        WRITE_ROLES,
+        Published,
+        diagnosed_run_url,
+        installation_token,
+        permission_of,
+        publish_report,
+        upsert_comment,
     )
     from .github_report import (
         COMMENT_MARKER,
@@ -51,8 +61,17 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .memory import list_recurring, prune_history
     from .models_info import models_in
+    from .pull_request_fixes import (
+        ApprovedPullRequest,
+        PullRequestHead,
+        approve_for_pull_request,
+        fix_pull_request,
+        pull_request_head,
+    )
     from .runtime import Observer, apply_settings, tool_bounds
+    from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, load_settings
 
 # Each name is imported from its module the first time it is used (start-up stays fast).
@@ -61,14 +80,20 @@ __getattr__ = lazy_exports(__name__, {
     "diagnosing": ("diagnose", "open_logs"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
+    "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "permission_of",
+                   "publish_report", "upsert_comment"),
     "github_report": (
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "memory": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
+    "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
+                           "pull_request_head"),
     "runtime": ("Observer", "apply_settings", "tool_bounds"),
+    "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "load_settings"),
 })
 
@@ -76,7 +101,9 @@ __all__ = [
     "COMMENT_MARKER",
     "DEFAULT_TOKEN_BUDGET",
     "RENDERERS",
+    "WRITE_ROLES",
     "ApprovalOutcome",
+    "ApprovedPullRequest",
     "CommentOutcome",
     "DiagnosisReport",
     "DownloadReport",
@@ -84,31 +111,45 @@ __all__ = [
     "GitHubRunReport",
     "LogInput",
     "Observer",
+    "Published",
+    "PullRequestHead",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "ServiceSettings",
     "Settings",
     "apply_settings",
+    "approve_for_pull_request",
     "approve_run",
     "ask",
     "budget_usage",
     "comment_on_pull_request",
     "diagnose",
+    "diagnosed_run_url",
     "export_run",
+    "fix_pull_request",
     "format_duration",
     "github_logs",
+    "installation_token",
+    "list_recurring",
     "load_proposal",
+    "load_service_settings",
     "load_settings",
     "models_in",
     "open_logs",
     "parse_run_url",
+    "permission_of",
+    "prune_history",
+    "publish_report",
+    "pull_request_head",
     "read_report",
     "reject_run",
     "report_github_run",
     "resolve_run_url",
     "resume_run",
     "run_span_ms",
+    "short_fingerprint",
     "shorten",
     "split_lines",
     "start_fix",
@@ -116,5 +157,6 @@ __all__ = [
     "step_subject",
     "timeline",
     "tool_bounds",
+    "upsert_comment",
     "who_am_i",
 ]

@@ -7,7 +7,8 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
 from ..ci import DiagnosisReport, LogInput, diagnose_input, open_sources
-from ..core import InputError, TraceRecorder
+from ..core import InputError, RepoPilotError, TraceRecorder
+from .memory import remember
 
 if TYPE_CHECKING:
     from ..ci import DownloadReport
@@ -33,9 +34,11 @@ def _no_progress(log: LogInput) -> AbstractContextManager[Callable[[int], None] 
 
 def diagnose(sources: Sequence[LogInput], settings: Settings, *, baseline: LogInput | None = None,
              no_llm: bool = False, goal: str | None = None, observer: Observer | None = None,
-             progress: ProgressFor | None = None) -> list[DiagnosisReport]:
+             progress: ProgressFor | None = None, remember_runs: bool = True) -> list[DiagnosisReport]:
     """Diagnose each log once: rules first, one model call only when they are unsure and a model is configured
-    (and `no_llm` is not set). Every report names the trace that recorded the diagnosis (`trace_run_id`)."""
+    (and `no_llm` is not set). Every report names the trace that recorded the diagnosis (`trace_run_id`), and is
+    recorded in the failure history (unless `remember_runs` is off or the history is), its failures saying how
+    often they were seen before."""
     if not sources:
         raise InputError("no logs to diagnose")
     model = None if no_llm else model_for(settings, required=False)
@@ -61,6 +64,23 @@ def diagnose(sources: Sequence[LogInput], settings: Settings, *, baseline: LogIn
         except BaseException:
             rec.finish("failed")
             raise
+        if remember_runs:
+            reports = _remembered(reports, settings, rec)
         rec.trace.set_reports([r.contract() for r in reports])
         rec.finish("completed")
     return reports
+
+
+def _remembered(reports: list[DiagnosisReport], settings: Settings, rec: TraceRecorder) -> list[DiagnosisReport]:
+    """The reports recorded in the failure history. A history that cannot be written (a read-only home, a
+    corrupt file) costs the memory, not the diagnosis: the trace says why."""
+    try:
+        remembered = remember(reports, settings)
+    except RepoPilotError as exc:
+        rec.step("decision", result="not recorded in the failure history",
+                 detail={"decision": "history", "why": str(exc)})
+        return reports
+    rec.step("decision", result=f"recorded {len(reports)} diagnoses in the failure history", detail={
+        "decision": "history", "fingerprints": [{"fingerprint": f.fingerprint, "seen": f.history.count if f.history
+                                                 else 1} for r in remembered for f in r.identifying_failures()]})
+    return remembered

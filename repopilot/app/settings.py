@@ -26,6 +26,8 @@ __all__ = ["CONFIG_KEYS", "Settings", "load_settings", "user_config_path"]
 
 DEFAULT_RUNS_DIR = ".runs"
 DEFAULT_GITHUB_SERVER = "https://github.com"
+DEFAULT_HISTORY_DAYS = 90
+_OFF = ("off", "none", "no", "false", "0")
 # Environment variables that are not settings of their own but are passed to the layer that declares them.
 _OTEL_PREFIX = "OTEL_"
 
@@ -55,6 +57,9 @@ _KEYS: dict[str, _Key] = {
     "max_line_bytes": _Key("REPOPILOT_MAX_LINE_BYTES", int),
     "max_tool_calls_per_turn": _Key("REPOPILOT_MAX_TOOL_CALLS_PER_TURN", int),
     "max_stdin_bytes": _Key("REPOPILOT_MAX_STDIN_BYTES", int),
+    # The failure history (a SQLite file; `off` records nothing) and how many days its rows are kept.
+    "history": _Key("REPOPILOT_HISTORY", Path),
+    "history_days": _Key("REPOPILOT_HISTORY_DAYS", int),
 }
 CONFIG_KEYS = tuple(k for k, v in _KEYS.items() if v.in_files)
 
@@ -77,6 +82,8 @@ class Settings:
     max_line_bytes: int | None = None
     max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN
     max_stdin_bytes: int = MAX_STDIN_BYTES
+    history: Path | None = None  # None: the user's state directory (see `history_path`)
+    history_days: int = DEFAULT_HISTORY_DAYS
     # Read from the environment only, never shown by `repopilot config`.
     github_token: str | None = field(default=None, repr=False)
     # The GitHub Actions context of `github report` (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_EVENT_PATH, ...).
@@ -88,6 +95,7 @@ class Settings:
     # Where each setting came from: "default", "flag --x", "env VAR", "config PATH".
     origins: Mapping[str, str] = field(default_factory=dict)
     xdg_cache_home: str | None = None
+    xdg_state_home: str | None = None
     # The secrets every output must hide (the secret-looking variables' values), for the core's redaction.
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
@@ -106,13 +114,20 @@ class Settings:
             return self.cache_dir
         return Path(self.xdg_cache_home or "~/.cache").expanduser() / "repopilot"
 
+    def history_path(self) -> Path | None:
+        """The failure history file, or None when it is turned off (`history = "off"`)."""
+        if self.history is not None:
+            return None if str(self.history).lower() in _OFF else self.history
+        return Path(self.xdg_state_home or "~/.local/state").expanduser() / "repopilot" / "history.sqlite3"
+
     def capture_content(self) -> bool:
         """Whether spans may carry message content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""
         return capture_content_from_env(self.otel_env)
 
     def shown(self) -> list[tuple[str, str, str]]:
         """(setting, value, origin) for `repopilot config`; secrets only say whether they are set."""
-        rows = [(name, _show(self.scanner_cache_dir() if name == "cache_dir" else getattr(self, name)),
+        computed = {"cache_dir": self.scanner_cache_dir(), "history": self.history_path() or "off"}
+        rows = [(name, _show(computed[name] if name in computed else getattr(self, name)),
                  self.origins.get(name, "default")) for name in _KEYS]
         rows.append(("github_token", "set" if self.github_token else "not set",
                      "env GITHUB_TOKEN" if self.github_token else "-"))
@@ -214,6 +229,7 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
         otel_env={k: v for k, v in environ.items() if k.startswith(_OTEL_PREFIX)},
         origins=origins,
         xdg_cache_home=environ.get("XDG_CACHE_HOME") or None,
+        xdg_state_home=environ.get("XDG_STATE_HOME") or None,
         redactor=Redactor.from_environ(environ, rules=active_redactor().rules),
     )
     return settings.with_flags(**flags)

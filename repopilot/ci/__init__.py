@@ -11,10 +11,12 @@ from ..core.lazy import lazy_exports
 if TYPE_CHECKING:
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
+    from .failure_history import FailureRow, HistoryStore, Recurring, RunRecord
+    from .fingerprint import short_fingerprint
     from .github import NoFailedJobs, failed_jobs, github_log_inputs
     from .github_api import GitHubClient
     from .render import RENDERERS, Renderer, split_lines
-    from .report import DiagnosisReport, ReportFailure, ReportLine, read_report, report_schema
+    from .report import DiagnosisReport, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
     from .runurl import GitHubAccess, RunRef, is_run_url, parse_run_url
     from .scanner import Scanner
     from .sources import MAX_STDIN_BYTES, DownloadReport, LogInput, open_sources
@@ -23,11 +25,13 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(__name__, {
     "engine": ("default_scanner", "diagnose_input", "diagnose_source"),
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
+    "failure_history": ("FailureRow", "HistoryStore", "Recurring", "RunRecord"),
+    "fingerprint": ("short_fingerprint",),
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
     "github_api": ("GitHubClient",),
     "render": ("RENDERERS", "Renderer", "split_lines"),
-    "report": ("DiagnosisReport", "ReportFailure", "ReportLine", "read_report", "report_schema"),
+    "report": ("DiagnosisReport", "ReportFailure", "ReportLine", "SeenBefore", "read_report", "report_schema"),
     "runurl": ("GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
     "scanner": ("Scanner",),
     "sources": ("MAX_STDIN_BYTES", "DownloadReport", "LogInput", "open_sources"),
@@ -39,15 +43,20 @@ __all__ = [
     "RENDERERS",
     "DiagnosisReport",
     "DownloadReport",
+    "FailureRow",
     "GitHubAccess",
     "GitHubClient",
+    "HistoryStore",
     "LogInput",
     "NoFailedJobs",
+    "Recurring",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "RunRecord",
     "RunRef",
     "Scanner",
+    "SeenBefore",
     "default_scanner",
     "diagnose_input",
     "diagnose_source",
@@ -58,5 +67,6 @@ __all__ = [
     "parse_run_url",
     "read_report",
     "report_schema",
+    "short_fingerprint",
     "split_lines",
 ]

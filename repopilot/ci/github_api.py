@@ -158,6 +158,58 @@ class GitHubClient:
             return self.update_issue_comment(owner, repo, ours[-1]["id"], body), True
         return self.post_issue_comment(owner, repo, number, body), False
 
+    # -- GitHub App endpoints (the service) ------------------------------------------------------------------
+
+    def create_installation_token(self, installation_id: int) -> tuple[str, str]:
+        """An installation access token (this client authenticates with the App's JWT): (token, expires_at)."""
+        what = f"token of installation {installation_id}"
+        data = self._post(f"/app/installations/{installation_id}/access_tokens", what, {})
+        token, expires = data.get("token"), data.get("expires_at")
+        if not isinstance(token, str) or not isinstance(expires, str):
+            raise GitHubAPIError(f"{what}: unexpected answer (no token or expiry)")
+        return token, expires
+
+    def permission(self, owner: str, repo: str, user: str) -> str:
+        """A user's permission on a repository: admin, maintain, write, triage, read or none."""
+        what = f"permission of {user} on {owner}/{repo}"
+        try:
+            data = _json_object(self._get(f"/repos/{owner}/{repo}/collaborators/{user}/permission", what), what)
+        except GitHubAPIError as exc:
+            if exc.status == 404:  # not a collaborator at all
+                return "none"
+            raise
+        role = data.get("role_name") or data.get("permission")
+        return str(role) if role else "none"
+
+    def check_runs_for(self, owner: str, repo: str, sha: str, name: str) -> list[dict[str, Any]]:
+        """The check runs named `name` on commit `sha` (newest first, as GitHub lists them)."""
+        what = f"check runs of {owner}/{repo}@{sha[:12]}"
+        data = _json_object(self._get(f"/repos/{owner}/{repo}/commits/{sha}/check-runs", what,
+                                      params={"check_name": name, "per_page": 100}), what)
+        runs = data.get("check_runs")
+        return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+
+    def create_check_run(self, owner: str, repo: str, body: dict[str, Any]) -> dict[str, Any]:
+        return self._post(f"/repos/{owner}/{repo}/check-runs", f"check run on {owner}/{repo}", body)
+
+    def update_check_run(self, owner: str, repo: str, check_run_id: int, body: dict[str, Any]) -> dict[str, Any]:
+        what = f"check run {owner}/{repo}#{check_run_id}"
+        path = f"/repos/{owner}/{repo}/check-runs/{check_run_id}"
+        return _json_object(self._call(lambda: self._send("PATCH", self._url(path), what, json=body), what), what)
+
+    def pull_requests_from(self, owner: str, repo: str, head: str) -> list[dict[str, Any]]:
+        """Open or closed pull requests whose head is `head` (`owner:branch`)."""
+        what = f"pull requests of {owner}/{repo} from {head}"
+        data = _json(self._get(f"/repos/{owner}/{repo}/pulls", what, params={"head": head, "state": "all"}), what)
+        return [p for p in data if isinstance(p, dict)] if isinstance(data, list) else []
+
+    def create_pull_request(self, owner: str, repo: str, body: dict[str, Any]) -> dict[str, Any]:
+        return self._post(f"/repos/{owner}/{repo}/pulls", f"pull request on {owner}/{repo}", body)
+
+    def get_pull_request(self, owner: str, repo: str, number: int) -> dict[str, Any]:
+        what = f"pull request {owner}/{repo}#{number}"
+        return _json_object(self._get(f"/repos/{owner}/{repo}/pulls/{number}", what), what)
+
     def download_job_log(self, owner: str, repo: str, job_id: int, dest: BinaryIO,
                          on_progress: Callable[[int, int | None], None] | None = None) -> int:
         """Stream a job's plain-text log into `dest`; returns the byte count. Follows the storage redirect."""
@@ -178,6 +230,10 @@ class GitHubClient:
 
     def _get(self, path: str, what: str, params: dict[str, Any] | None = None) -> httpx.Response:
         return self._call(lambda: self._send("GET", self._url(path), what, params=params), what)
+
+    def _post(self, path: str, what: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = self._call(lambda: self._send("POST", self._url(path), what, json=body), what)
+        return _json_object(response, what)
 
     def _send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         try:

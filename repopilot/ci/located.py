@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 
 from .diagnosis import CONFIDENT, Diagnosis, Failure, is_trailer
+from .fingerprint import LOCATOR
 from .locator import LocatorModel, candidates, locate
 from .scanner import ScanResult
 
 __all__ = ["LOCATOR_RULE", "apply_locator"]
 
-LOCATOR_RULE = "locator"
+LOCATOR_RULE = LOCATOR
 _WEAK_RULES = {"github.error-annotation"}  # evidence that says only where, not what
 _MAX_BLOCKS = 8
 _ERRORISH = re.compile(r"\b(?:error|fatal|fail\w*|exception|panic|abort\w*|can't|cannot|could not|not ok|"

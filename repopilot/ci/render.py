@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..core.sanitize import json_visible, visible
+from .fingerprint import short_fingerprint
 from .paths import is_repo_relative
 from .report import DiagnosisReport
 
@@ -37,10 +38,11 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
             out.append(f"\n> {_md(report.summary)}")
         if failures:
             out.append("")
-            out.append("| rule | category | where | message |")
-            out.append("|---|---|---|---|")
+            out.append("| rule | category | where | message | fingerprint |")
+            out.append("|---|---|---|---|---|")
             for f in failures[:10]:
-                out.append(f"| `{f.rule}` | {f.category} | {_md(f.where()) or '-'} | {_md(f.message[:120])} |")
+                out.append(f"| `{f.rule}` | {f.category} | {_md(f.where()) or '-'} | {_md(f.message[:120])} "
+                           f"| `{short_fingerprint(f.fingerprint)}` |")
         for f in failures[:3]:
             out.append("")
             out.append(f"<details><summary><code>{_html(f.rule)}</code>: {_html(f.message[:100])}</summary>")
@@ -50,6 +52,8 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
                 out.append(f"{item.line:>6} | {_code(item.text[:200])}")
             out.append("```")
             out.append("</details>")
+            if f.history is not None and f.history.text():
+                out.append(f"\n_{_md(f.history.text())}_")
             if f.hint:
                 out.append(f"\n**Hint:** {_md(f.hint)}")
         if not failures:
@@ -112,7 +116,10 @@ def render_github(reports: Sequence[DiagnosisReport]) -> str:
                 body += f"\nHint: {f.hint}"
             if f.file and not is_repo_relative(f.file):
                 body += f"\nAt {f.where()}"
-            body += f"\n(log {report.name()}, line {f.lines[0].line if f.lines else '?'})"
+            body += (f"\n(log {report.name()}, line {f.lines[0].line if f.lines else '?'}; "
+                     f"fingerprint {short_fingerprint(f.fingerprint)})")
+            if f.history is not None and f.history.text():
+                body += f"\n{f.history.text()}"
             out.append(f"::error {','.join(props)}::{_escape_data(body)}")
     return "\n".join(out[:MAX_ANNOTATIONS]) + ("\n" if out else "")
 

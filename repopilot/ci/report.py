@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-__all__ = ["Category", "DecidedBy", "DiagnosisReport", "ExcerptInfo", "FailingStep", "ReportFailure", "ReportLine",
-           "read_report", "report_schema"]
+from .fingerprint import CONSEQUENCES, identifies
+from .fingerprint import fingerprint as failure_fingerprint
+
+__all__ = ["Attribution", "AttributionLabel", "Category", "DecidedBy", "DiagnosisReport", "Evidence", "ExcerptInfo",
+           "FailingStep", "ReportFailure", "ReportLine", "SeenBefore", "read_report", "report_schema"]
 
 # The one list of categories (the rule catalog and the escalation prompt use it too).
 Category = Literal["test", "build", "typecheck", "lint", "dependency", "infrastructure", "network", "config",
@@ -39,6 +42,52 @@ class ReportLine(BaseModel):
     text: str = ""
 
 
+class SeenBefore(BaseModel):
+    """What the failure history holds of this fingerprint (filled in by the application layer)."""
+
+    model_config = _CONFIG
+    count: int  # recorded diagnoses with this failure, this one included
+    first_seen: str  # ISO 8601, UTC
+    last_seen: str
+    first_commit: str | None = None
+    branches: list[str] = Field(default_factory=list)
+    flake_rate: float | None = None  # of the commits it failed on, the share where the same job also passed
+
+    def text(self) -> str:
+        """`seen 4 times since 2026-11-02, first on 1a2b3c4` ("" for a failure seen only now)."""
+        if self.count <= 1:
+            return ""
+        text = f"seen {self.count} times since {self.first_seen[:10]}"
+        if self.first_commit:
+            text += f", first on {self.first_commit[:7]}"
+        if self.flake_rate:
+            text += f"; passed on a re-run on {self.flake_rate:.0%} of the commits it failed on"
+        return text
+
+
+AttributionLabel = Literal["new", "inherited", "flaky", "infra", "unknown"]
+
+
+class Evidence(BaseModel):
+    """One fact an attribution rests on: a run (with its URL) or a row of the local failure history."""
+
+    model_config = _CONFIG
+    kind: Literal["run", "history"]
+    text: str
+    url: str | None = None
+    row: int | None = None  # the history row's id
+
+
+class Attribution(BaseModel):
+    """Whose failure this is: NEW (the change's), INHERITED (the base branch fails the same way), FLAKY (the same
+    commit and job also passed), INFRA (the runner or the network), or UNKNOWN: not enough evidence."""
+
+    model_config = _CONFIG
+    label: AttributionLabel
+    why: str
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
 class ReportFailure(BaseModel):
     model_config = _CONFIG
     rule: str
@@ -58,6 +107,19 @@ class ReportFailure(BaseModel):
     hint: str | None = None
     repeats: int = 1
     note: str = ""
+    # The failure's stable identity (ci/fingerprint.py): filled in when a report is made or read, so reports
+    # recorded before fingerprints existed get the same one as a fresh diagnosis of the same failure.
+    fingerprint: str = ""
+    history: SeenBefore | None = None
+    attribution: Attribution | None = None
+
+    @model_validator(mode="after")
+    def _identify(self) -> ReportFailure:
+        if not self.fingerprint:
+            self.fingerprint = failure_fingerprint(rule=self.rule, category=self.category, message=self.message,
+                                                   file=self.file, test=self.test,
+                                                   lines=[item.text for item in self.lines])
+        return self
 
     def where(self) -> str:
         """`file:line`, `file`, or "" when the failure names no file."""
@@ -67,7 +129,8 @@ class ReportFailure(BaseModel):
 
 
 _FAILURE_EMPTY: dict[str, Any] = {k: None for k in ("subcategory", "tool", "file", "line", "column", "test",
-                                                      "package", "hint")} | {"repeats": 1, "note": ""}
+                                                      "package", "hint", "history", "attribution")} | {
+                                                          "repeats": 1, "note": ""}
 
 
 class ExcerptInfo(BaseModel):
@@ -113,6 +176,10 @@ class DiagnosisReport(BaseModel):
     hint: str | None = None  # the model's hint, when it decided
     baseline_dropped: int = 0
     trace_run_id: str | None = None  # the diagnosis's own trace (set by the application layer)
+    # Where the log comes from, when known (a run URL through the API, or the GitHub Actions environment).
+    repository: str | None = None
+    branch: str | None = None
+    commit: str | None = None
 
     def contract(self) -> dict[str, Any]:
         """The report as the JSON contract (what `--format json` prints and a trace records)."""
@@ -128,9 +195,16 @@ class DiagnosisReport(BaseModel):
         """The failures that explain the job, or the best one when none is causal."""
         return [f for f in self.failures if f.causal] or self.failures[:1]
 
+    def identifying_failures(self) -> list[ReportFailure]:
+        """The causal failures that say what failed, for history and attribution: not the runner's "exit code 1"
+        trailer, nor a caret line, nor a consequence (make's "recipe failed") when something more specific is."""
+        causal = [f for f in self.causal_failures() if identifies(f.message)] or self.causal_failures()
+        return [f for f in causal if f.rule not in CONSEQUENCES] or causal
+
 
 _REPORT_EMPTY: dict[str, Any] = {"failing_step": None, "escalation_reason": None, "summary": None, "hint": None,
-                                 "baseline_dropped": 0, "trace_run_id": None}
+                                 "baseline_dropped": 0, "trace_run_id": None, "repository": None, "branch": None,
+                                 "commit": None}
 
 
 def read_report(data: object) -> DiagnosisReport | None:

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..app import Settings, apply_settings, load_settings
 
-__all__ = ["forget_settings", "load_root_settings", "settings_from"]
+if TYPE_CHECKING:
+    from ..app import ServiceSettings
+
+__all__ = ["forget_settings", "load_root_settings", "service_settings_from", "settings_from"]
 
 _ROOT: list[Settings | None] = [None]  # this invocation's settings, read by the root callback
 
@@ -32,3 +35,10 @@ def settings_from(**flags: Any) -> Settings:
     settings = base.with_flags(**flags)
     apply_settings(settings)
     return settings
+
+
+def service_settings_from(*, need_secret: bool, need_app: bool) -> ServiceSettings:
+    """The service's settings (database, webhook secret, GitHub App) over this invocation's settings."""
+    from ..app import load_service_settings  # only `serve` and `worker` read them
+
+    return load_service_settings(os.environ, settings_from(), need_secret=need_secret, need_app=need_app)

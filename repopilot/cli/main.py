@@ -35,8 +35,8 @@ _DEBUG = [False]  # --debug or REPOPILOT_DEBUG: show tracebacks of unexpected er
 # Command -> the module that registers it. `main` imports only the module of the command it runs (a `diagnose`
 # never imports the providers, the repository tools or the trace viewers); help and unknown commands get all.
 _COMMANDS = {"ask": "ask", "config": "config", "diagnose": "diagnose", "fix": "fix", "approve": "fix",
-             "reject": "fix", "resume": "fix", "github": "github", "models": "models", "runs": "runs",
-             "trace": "runs"}
+             "reject": "fix", "resume": "fix", "github": "github", "history": "history", "models": "models",
+             "runs": "runs", "trace": "runs", "serve": "service", "worker": "service"}
 app: typer.Typer  # every command; built on first use (see __getattr__)
 
 

@@ -10,7 +10,7 @@ from functools import partial
 
 from rich.console import Console
 
-from ..app import RENDERERS, DiagnosisReport, Renderer, split_lines
+from ..app import RENDERERS, DiagnosisReport, Renderer, short_fingerprint, split_lines
 from .console import out
 from .console import shown as _t  # untrusted text in markup: sanitised, then `[...]` escaped
 
@@ -52,7 +52,10 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
             title += f" [cyan]{_t(where)}[/cyan]"
         if f.test:
             title += f" test {_t(f.test)}"
+        title += f" [dim]fp {short_fingerprint(f.fingerprint)}[/dim]"
         lines += [title, f"    {_t(f.message[:200])}"]
+        if f.history is not None and f.history.text():
+            lines.append(f"    [magenta]{_t(f.history.text())}[/magenta]")
         shown = f.lines if verbose else f.lines[:_SHOW_LINES]
         lines += [f"    [dim]{item.line:>7} │[/dim] {_t(item.text[:200])}" for item in shown]
         if len(f.lines) > len(shown):

@@ -23,7 +23,7 @@ from ..app import (
     step_subject,
     timeline,
 )
-from ..core import InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
+from ..core import ConfigError, InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
 from ..core.sanitize import json_visible, visible
 from .console import diff_view, err, out, shown, stdout_is_terminal
 from .context import settings_from
@@ -39,8 +39,31 @@ _STATUS_STYLE = {"completed": "green", "approved": "green", "failed": "red", "re
 
 
 # -- shared helpers -------------------------------------------------------------------------------------------
-def _resolve(run_id: str) -> RunTrace:
+_DB_HELP = ("Read the runs a RepoPilot service keeps in PostgreSQL (its REPOPILOT_DATABASE_URL) instead of the "
+            "local trace files.")
+
+
+def _service_runs(db: str, limit: int) -> list[RunTrace]:
+    """The runs the service keeps in its database, for `--db` (it needs the `service` extra)."""
+    try:
+        from ..service import service_runs
+    except ImportError:
+        raise ConfigError("--db needs the service extra: pip install 'repopilot[service]'") from None
+    return service_runs(db, limit)
+
+
+def _service_run(db: str, run_id: str) -> RunTrace:
+    try:
+        from ..service import service_run
+    except ImportError:
+        raise ConfigError("--db needs the service extra: pip install 'repopilot[service]'") from None
+    return service_run(db, run_id)
+
+
+def _resolve(run_id: str, db: str | None = None) -> RunTrace:
     """The trace of `run_id`, or of the newest run for `latest`. Bad or unknown ids are InputErrors (exit 2)."""
+    if db:
+        return _service_run(db, run_id)
     if run_id == LATEST:
         newest = next(iter(list_traces()), None)
         if newest is None:
@@ -93,11 +116,12 @@ def _cost(trace: RunTrace) -> str:
 def runs_list(
     limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show at most this many runs."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array instead of a table."),
+    db: str | None = typer.Option(None, "--db", metavar="URL", help=_DB_HELP),
 ) -> None:
     """List recorded runs, newest first."""
     with spinner("reading traces…"):
-        traces = []
-        for trace in list_traces():
+        traces: list[RunTrace] = []
+        for trace in (_service_runs(db, limit) if db else list_traces()):
             traces.append(trace)
             if len(traces) >= limit:
                 break
@@ -110,7 +134,7 @@ def runs_list(
         }) for t in traces], indent=1)))
         return
     if not traces:
-        err.print(f"no runs recorded in {runs_dir()}/ yet", markup=False)
+        err.print(f"no runs recorded in {'the service database' if db else str(runs_dir()) + '/'} yet", markup=False)
         return
     headers = ["run id", "started", "command", "goal", "status", "model", "steps", "tokens", "cost", "duration"]
     rows, styles = [], []
@@ -158,7 +182,8 @@ def _show_report(recorded: Any) -> None:
     for failure in diag.failures:
         where = failure.where()
         out.print(f"- {failure.rule} ({failure.category}, confidence {failure.confidence})"
-                  f"{' at ' + where if where else ''}: {failure.message}", markup=False)
+                  f"{' at ' + where if where else ''}: {failure.message} [fingerprint {failure.fingerprint}]",
+                  markup=False)
         for line in failure.lines:
             out.print(f"  {str(line.line).rjust(6)} | {line.text}", markup=False)
         if failure.hint:
@@ -168,9 +193,10 @@ def _show_report(recorded: Any) -> None:
 def runs_show(
     run_id: str = typer.Argument(..., help="A run id from `repopilot runs list`, or `latest`."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole trace as JSON."),
+    db: str | None = typer.Option(None, "--db", metavar="URL", help=_DB_HELP),
 ) -> None:
     """Show one run as a timeline: every step, its duration, tokens and outcome, then the totals."""
-    trace = RunTrace.model_validate(redact(_resolve(run_id).model_dump(mode="json")))
+    trace = RunTrace.model_validate(redact(_resolve(run_id, db).model_dump(mode="json")))
     if as_json:
         typer.echo(json_visible(trace.model_dump_json(indent=1)))
         return

@@ -116,6 +116,7 @@ def _diagnosis(recorded: Any) -> str:
             f'<div>{_e(failure.message)}</div>'
             + (f'<div class="kv">at <code>{_e(where)}</code></div>' if where else "")
             + (f'<div class="kv">test <code>{_e(failure.test)}</code></div>' if failure.test else "")
+            + f'<div class="kv">fingerprint <code>{_e(failure.fingerprint)}</code></div>'
             + '<div class="kv">causal lines</div>' + _causal_lines(failure.lines)
             + (f'<div class="hint">hint: {_e(failure.hint)}</div>' if failure.hint else "")
             + "</div>")

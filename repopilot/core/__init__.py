@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         list_traces,
         load_trace,
         read_trace,
+        restore_trace,
         run_lock,
         runs_dir,
         trace_path,
@@ -76,7 +77,7 @@ __getattr__ = lazy_exports(__name__, {
     "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
     "trace": (
         "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "read_trace",
-        "run_lock", "runs_dir", "trace_path", "use_runs_dir"
+        "restore_trace", "run_lock", "runs_dir", "trace_path", "use_runs_dir"
     ),
 })
 
@@ -137,6 +138,7 @@ __all__ = [
     "read_trace",
     "redact",
     "redact_text",
+    "restore_trace",
     "retry_call",
     "run_lock",
     "runs_dir",

@@ -324,6 +324,12 @@ def load_trace(run_id: str, directory: Path | None = None) -> RunTrace:
     return _load(run_id, trace_path(run_id, directory))[0]
 
 
+def restore_trace(trace: RunTrace, directory: Path | None = None) -> None:
+    """Write a run kept elsewhere (the service's database) as this machine's trace file, replacing any older
+    copy, so it can be resumed or approved here."""
+    TraceRecorder(trace, directory)._rewrite()
+
+
 def read_trace(path: Path) -> RunTrace:
     """The run recorded in the trace file `path` (any format RepoPilot wrote)."""
     return _load(path.stem, path)[0]

@@ -103,11 +103,23 @@ def _driver_blanks(root: Path) -> dict[str, str]:
     return env
 
 
+def _config_env(blanks: dict[str, str], config: Mapping[str, str]) -> dict[str, str]:
+    """The driver blanks plus `config`, as one GIT_CONFIG_COUNT list (environment, never the command line)."""
+    count = int(blanks.get("GIT_CONFIG_COUNT", "0"))
+    env = dict(blanks)
+    for i, (key, value) in enumerate(config.items(), start=count):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    env["GIT_CONFIG_COUNT"] = str(count + len(config))
+    return env
+
+
 def run_git(root: Path, args: list[str], *, input: str | None = None, env: Mapping[str, str] | None = None,
             max_bytes: int = 4_000_000, check: bool = True, timeout: float = DEFAULT_GIT_TIMEOUT_S,
-            deadline: float | None = None) -> GitOutput:
+            deadline: float | None = None, config: Mapping[str, str] | None = None) -> GitOutput:
     """Run `git args` in `root`; stdout capped at `max_bytes`. Stopped at `timeout` seconds or at `deadline` (a
-    `time.monotonic()` value), whichever comes first: GitTimeout. A non-zero exit is GitFailed when `check`."""
+    `time.monotonic()` value), whichever comes first: GitTimeout. A non-zero exit is GitFailed when `check`.
+    `config` adds settings through the environment (a credential header must not show in the process list)."""
     ends = time.monotonic() + timeout
     by_deadline = deadline is not None and deadline < ends
     end = deadline if by_deadline and deadline is not None else ends
@@ -120,7 +132,7 @@ def run_git(root: Path, args: list[str], *, input: str | None = None, env: Mappi
     if time.monotonic() >= end:
         raise stopped()
     command = ["git", "--work-tree", str(root), *_overrides(_NEUTRAL), *args]
-    child_env = git_env({**_driver_blanks(root), **(env or {})})
+    child_env = git_env({**_config_env(_driver_blanks(root), config or {}), **(env or {})})
     done = _spawn_and_collect(command, root, child_env, input, max_bytes, end, what)
     if done.timed_out:
         raise stopped()

@@ -1,0 +1,124 @@
+"""Memory across runs: each diagnosis is recorded in the failure history (`Settings.history_path()`), and each
+failure of a report says what the history knows of it ("seen 4 times since 2026-11-02, first on 1a2b3c4").
+`repopilot history` lists recurring failures; `history prune` (and, once a day, recording itself) forgets rows
+older than the retention (`history_days`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..ci import DiagnosisReport, FailureRow, HistoryStore, Recurring, RunRecord, RunRef, SeenBefore, parse_run_url
+from ..core import InputError, UsageError
+from .settings import Settings
+
+__all__ = ["HistoryListing", "RunContext", "context_of", "history_store", "list_recurring", "prune_history",
+           "remember"]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Where a log comes from, as far as it is known."""
+
+    repository: str | None = None
+    workflow: str | None = None
+    job: str | None = None
+    branch: str | None = None
+    commit: str | None = None
+    run_id: str | None = None
+    attempt: int | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class HistoryListing:
+    path: Path
+    diagnoses: int
+    recurring: list[Recurring]
+
+
+def history_store(settings: Settings) -> HistoryStore | None:
+    path = settings.history_path()
+    return HistoryStore(path) if path is not None else None
+
+
+def _run_ref(source: str | None) -> RunRef | None:
+    try:
+        return parse_run_url(source or "")
+    except InputError:
+        return None
+
+
+def context_of(report: DiagnosisReport, settings: Settings) -> RunContext:
+    """A report's origin: its run URL (repository, run, attempt, job), else the GitHub Actions job it runs in."""
+    ref = _run_ref(report.source)
+    if ref is not None:
+        return RunContext(repository=report.repository or ref.slug, job=report.job, branch=report.branch,
+                          commit=report.commit, run_id=str(ref.run_id), attempt=ref.attempt, url=ref.url)
+    env = settings.actions
+    if env.get("GITHUB_ACTIONS") != "true":
+        return RunContext(repository=report.repository, branch=report.branch, commit=report.commit)
+    attempt = env.get("GITHUB_RUN_ATTEMPT", "")
+    return RunContext(repository=env.get("GITHUB_REPOSITORY") or None, workflow=env.get("GITHUB_WORKFLOW") or None,
+                      job=env.get("GITHUB_JOB") or None,
+                      branch=env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME") or None,
+                      commit=env.get("GITHUB_SHA") or None, run_id=env.get("GITHUB_RUN_ID") or None,
+                      attempt=int(attempt) if attempt.isdigit() else None)
+
+
+def _record(report: DiagnosisReport, ctx: RunContext) -> RunRecord:
+    return RunRecord(repository=ctx.repository, workflow=ctx.workflow, job=ctx.job or report.job,
+                     branch=ctx.branch, commit=ctx.commit, run_id=ctx.run_id, attempt=ctx.attempt, url=ctx.url,
+                     source=report.source, category=report.category,
+                     failures=[FailureRow(fingerprint=f.fingerprint, rule=f.rule, category=f.category,
+                                          message=f.message) for f in report.identifying_failures()])
+
+
+def _iso(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def remember(reports: Sequence[DiagnosisReport], settings: Settings,
+             contexts: Sequence[RunContext] | None = None) -> list[DiagnosisReport]:
+    """Record the reports in the history and return them with what the history knows of each failure."""
+    store = history_store(settings)
+    if store is None or not reports:
+        return list(reports)
+    ctxs = list(contexts) if contexts is not None else [context_of(r, settings) for r in reports]
+    store.record_many([_record(r, c) for r, c in zip(reports, ctxs, strict=True)])
+    store.prune_if_due(settings.history_days)
+    known = {r.fingerprint: r for r in store.recurring(fingerprints=sorted(
+        {f.fingerprint for report in reports for f in report.failures}))}
+    out = []
+    for report, ctx in zip(reports, ctxs, strict=True):
+        failures = [f.model_copy(update={"history": _seen(known[f.fingerprint])}) if f.fingerprint in known else f
+                    for f in report.failures]
+        out.append(report.model_copy(update={"failures": failures, "repository": ctx.repository,
+                                             "branch": ctx.branch, "commit": ctx.commit}))
+    return out
+
+
+def _seen(r: Recurring) -> SeenBefore:
+    return SeenBefore(count=r.count, first_seen=_iso(r.first_seen), last_seen=_iso(r.last_seen),
+                      first_commit=r.first_commit, branches=r.branches, flake_rate=r.flake_rate)
+
+
+def list_recurring(settings: Settings, limit: int = 20) -> HistoryListing:
+    store = _required(settings)
+    return HistoryListing(path=store.path, diagnoses=store.count(), recurring=store.recurring(limit=limit))
+
+
+def prune_history(settings: Settings, days: int | None = None) -> int:
+    """Forget diagnoses older than `days` (default: the `history_days` setting); returns how many."""
+    if days is not None and days < 0:
+        raise UsageError("--days must be 0 or more")
+    return _required(settings).prune(settings.history_days if days is None else days)
+
+
+def _required(settings: Settings) -> HistoryStore:
+    store = history_store(settings)
+    if store is None:
+        raise UsageError("the failure history is turned off (history = \"off\"); set REPOPILOT_HISTORY to a file")
+    return store

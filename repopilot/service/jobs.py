@@ -1,0 +1,124 @@
+"""What a worker does with each job, on the application layer: act as the GitHub App installation, run the use
+case, publish the outcome, and keep the traces in PostgreSQL. Jobs are safe to run twice: every publication is
+found-or-created against GitHub's own state (`app.publish_report`, `app.open_draft_pull_request`)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import psycopg
+
+from ..app import ServiceSettings, Settings, apply_settings, publish_report, report_github_run
+from ..core import GitHubAPIError, load_trace
+from .auth import AppAuth
+from .events import ApproveCommand, DiagnoseRun, FixCommand
+from .queue import Transient
+from .store import Store
+
+__all__ = ["Runtime", "install_runtime", "run_job", "runtime"]
+
+
+@dataclass
+class Runtime:
+    settings: ServiceSettings
+    auth: AppAuth
+    store: Store
+
+    def as_installation(self, installation_id: int) -> Settings:
+        """The application settings with this installation's token and the configured API."""
+        return replace(self.settings.base, github_token=self.auth.token(installation_id),
+                       github_api_url=self.settings.api_url)
+
+
+_RUNTIME: list[Runtime] = []
+
+
+def install_runtime(settings: ServiceSettings) -> Runtime:
+    """The worker process's runtime (one GitHub App token cache, one store), kept while the settings stay."""
+    assert settings.app_id is not None and settings.private_key is not None
+    apply_settings(settings.base)
+    if _RUNTIME and _RUNTIME[0].settings == settings:
+        return _RUNTIME[0]
+    rt = Runtime(settings, AppAuth(settings.app_id, settings.private_key, settings.api_url),
+                 Store(settings.database_url))
+    _RUNTIME[:] = [rt]
+    return rt
+
+
+def runtime() -> Runtime:
+    if not _RUNTIME:
+        raise RuntimeError("the worker runtime is not installed (install_runtime)")
+    return _RUNTIME[0]
+
+
+def _transient(exc: GitHubAPIError) -> bool:
+    status = exc.status
+    return status is None or status >= 500 or status in (401, 408, 429) or \
+        (status == 403 and "rate limit" in str(exc).lower())
+
+
+def run_job(kind: str, work: dict[str, Any], *, received: float, job_id: int, attempt: int, worker: str) -> None:
+    """Run one job; faults worth another try become `Transient` (the queue retries them with backoff)."""
+    rt = runtime()
+    handler, model = _HANDLERS[kind]
+    parsed = model.model_validate(work)
+    try:
+        rt.store.job_started(job_id, attempt, kind, parsed.full_name, f"{socket.gethostname()}/{worker}",
+                             max(0.0, time.time() - received))
+    except psycopg.OperationalError as exc:
+        raise Transient(f"database unavailable: {type(exc).__name__}") from None
+    outcome = "failed"
+    try:
+        handler(rt, parsed)
+        outcome = "succeeded"
+    except GitHubAPIError as exc:
+        if not _transient(exc):
+            raise
+        if exc.status == 401:  # a revoked or expired installation token: fetch a new one next time
+            rt.auth.forget(parsed.installation_id)
+        outcome = "retry"
+        raise Transient(str(exc)) from None
+    except psycopg.OperationalError as exc:
+        outcome = "retry"
+        raise Transient(f"database unavailable: {type(exc).__name__}") from None
+    finally:
+        # The outcome row is statistics; the queue itself records the job's state.
+        with contextlib.suppress(psycopg.OperationalError):
+            rt.store.job_finished(job_id, attempt, outcome)
+
+
+def _keep_traces(rt: Runtime, run_ids: list[str]) -> None:
+    for run_id in dict.fromkeys(run_ids):
+        rt.store.save_trace(load_trace(run_id))
+
+
+def diagnose(rt: Runtime, work: DiagnoseRun) -> None:
+    settings = rt.as_installation(work.installation_id)
+    report = report_github_run(work.run_url, settings, no_llm=not settings.model)
+    publish_report(report, settings, head_sha=work.head_sha, check_name=rt.settings.check_name,
+                   pull_request=work.pull_request)
+    _keep_traces(rt, [r.trace_run_id for r in report.reports if r.trace_run_id])
+
+
+def fix(rt: Runtime, work: FixCommand) -> None:
+    from .commands import fix_command
+
+    fix_command(rt, work)
+
+
+def approve(rt: Runtime, work: ApproveCommand) -> None:
+    from .commands import approve_command
+
+    approve_command(rt, work)
+
+
+_HANDLERS: dict[str, tuple[Callable[[Runtime, Any], None], Any]] = {
+    "diagnose": (diagnose, DiagnoseRun),
+    "fix": (fix, FixCommand),
+    "approve": (approve, ApproveCommand),
+}

@@ -1,0 +1,86 @@
+"""The failure history store: counts, first commit, branches, flake rate, retention, and concurrent writers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from pathlib import Path
+
+from repopilot.ci.failure_history import FailureRow, HistoryStore, RunRecord
+
+FP_A, FP_B = "a" * 16, "b" * 16
+
+
+def _run(run_id: str, commit: str, fps: list[str], *, branch: str = "main", job: str = "test",
+         conclusion: str = "failure", at: float | None = None, attempt: int = 1) -> RunRecord:
+    return RunRecord(repository="acme/shop", job=job, branch=branch, commit=commit, run_id=run_id, attempt=attempt,
+                     conclusion=conclusion,  # type: ignore[arg-type]
+                     recorded_at=at if at is not None else time.time(),
+                     failures=[FailureRow(fingerprint=f, rule="pytest.failure", category="test", message=f"m {f[0]}")
+                               for f in fps])
+
+
+def test_counts_first_commit_branches_and_no_double_counting(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "h.sqlite3")
+    assert store.record(_run("1", "c1", [FP_A], at=100.0))
+    assert store.record(_run("2", "c2", [FP_A, FP_B], branch="feature", at=200.0))
+    assert not store.record(_run("2", "c2", [FP_A, FP_B], branch="feature", at=300.0))  # the same job again
+    top = store.recurring()
+    assert [(r.fingerprint, r.count) for r in top] == [(FP_A, 2), (FP_B, 1)]
+    a = top[0]
+    assert (a.first_seen, a.last_seen, a.first_commit, a.branches) == (100.0, 200.0, "c1", ["feature", "main"])
+    # A record that arrives late but happened earlier becomes the first sighting.
+    store.record(_run("0", "c0", [FP_A], at=50.0))
+    assert store.recurring(fingerprints=[FP_A])[0].first_commit == "c0"
+    assert [r.run_id for r in store.rows(FP_B)] == ["2"]
+
+
+def test_flake_rate_is_the_share_of_commits_where_the_job_also_passed(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "h.sqlite3")
+    store.record(_run("1", "c1", [FP_A]))
+    store.record(_run("2", "c2", [FP_A]))
+    assert store.recurring()[0].flake_rate == 0.0
+    store.record(_run("1", "c1", [], conclusion="success", attempt=2))  # the re-run passed
+    assert store.recurring()[0].flake_rate == 0.5
+    store.record(_run("3", "c2", [], conclusion="success", job="lint"))  # another job passing says nothing
+    assert store.recurring()[0].flake_rate == 0.5
+    # Passing first, failing later on the same commit counts too.
+    store.record(_run("4", "c3", [], conclusion="success"))
+    store.record(_run("5", "c3", [FP_A]))
+    r = store.recurring()[0]
+    assert (r.commits, r.flaky_commits) == (3, 2)
+
+
+def test_prune_forgets_old_rows_and_rebuilds_the_summary(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "h.sqlite3")
+    now = 1_000_000_000.0
+    store.record(_run("1", "c1", [FP_A], at=now - 100 * 86_400))
+    store.record(_run("2", "c2", [FP_A, FP_B], at=now - 86_400))
+    store.record(_run("3", "c2", [], conclusion="success", at=now - 86_400, attempt=2))
+    assert store.prune(90, now=now) == 1
+    a = store.recurring(fingerprints=[FP_A])[0]
+    assert (a.count, a.first_commit, a.flake_rate) == (1, "c2", 1.0)
+    assert store.count() == 2
+    assert store.prune_if_due(0, now=now + 10) == 0  # pruned a moment ago: not due
+    assert store.prune_if_due(0, now=now + 2 * 86_400) == 2
+
+
+def _writer(path: str, prefix: str, n: int) -> None:
+    store = HistoryStore(Path(path))
+    for i in range(n):
+        store.record(_run(f"{prefix}{i}", f"c{i}", [FP_A, f"{prefix}{i:015d}"[-16:]]))
+
+
+def test_two_writers_at_once_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    HistoryStore(path).count()  # created before the writers race
+    ctx = multiprocessing.get_context("spawn")
+    writers = [ctx.Process(target=_writer, args=(str(path), p, 60)) for p in ("x", "y")]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join(60)
+    assert [w.exitcode for w in writers] == [0, 0]
+    store = HistoryStore(path)
+    assert store.count() == 120
+    assert store.recurring(fingerprints=[FP_A])[0].count == 120
