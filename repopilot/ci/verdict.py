@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from .diagnosis import CONFIDENT, Diagnosis
@@ -80,7 +81,15 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
               r"docker build|buildx|podman build|mkdocs build|hugo|jekyll|nix build|rebar3 compile|"
               r"install)\b"),
 )
-_SPECIFIC_RX = tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _SPECIFIC)
+
+
+@cache
+def _specific_rx() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    # Compiled on first use, as the two tables below: only logs with a failing command, goal or task read them, and
+    # compiling them took a share of every `repopilot diagnose` start-up.
+    return tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _SPECIFIC)
+
+
 # Words that name several checks at once (`make check`, `npm test` running a linter first, `mvn verify`).
 _UMBRELLA = re.compile(r"^(?:test\w*|spec\w*|build\w*|make|install|package|check|verify|ci|all|compile\w*)$",
                        re.IGNORECASE)
@@ -98,7 +107,13 @@ _PLUGIN = (
     ("dependency", r"dependency|versions|flatten"),
     ("config", r"enforcer"),
 )
-_PLUGIN_RX = tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _PLUGIN)
+
+
+@cache
+def _plugin_rx() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((cat, re.compile(rx, re.IGNORECASE)) for cat, rx in _PLUGIN)
+
+
 _MAVEN_GOAL = re.compile(r"Failed to execute goal (?:(?P<group>[\w.-]+):)?(?P<plugin>[\w.-]+?)(?::[\w.-]+)?:"
                          r"(?P<goal>[\w-]+) \(|Failed to execute goal on project \S+: (?P<deps>Could not \w+ "
                          r"dependencies)")
@@ -111,7 +126,13 @@ _TASK = (
               r"shadowJar|build\w*|generate\w*|javaPreCompile\w*)$"),
     ("dependency", r"^(?:dependencies|dependencyInsight|resolve\w*|download\w*)$"),
 )
-_TASK_RX = tuple((cat, re.compile(rx)) for cat, rx in _TASK)
+
+
+@cache
+def _task_rx() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((cat, re.compile(rx)) for cat, rx in _TASK)
+
+
 _MAKE_TARGET = re.compile(r"make(?:\[\d+\])?: \*\*\* \[(?:[^\]:]*:\d+: )?(?P<target>[^\]]+)\] Error \d+")
 _TRAVIS_CMD = re.compile(r"^The command \"(?P<cmd>.+)\" exited with (?P<code>\d+)")
 _NPM_SCRIPT = re.compile(r"^> (?:[@\w./-]+@[\w.-]+ )?(?P<script>[\w:.-]+)(?: /\S*)?$")
@@ -191,7 +212,7 @@ def command_category(command: str) -> tuple[str, float, str] | None:
     `make`) is weak, unless it is the program's own name (`./io_test`)."""
     text, program = _normalise(command)
     best: tuple[str, float, str] | None = None
-    for cat, rx in _SPECIFIC_RX:
+    for cat, rx in _specific_rx():
         for m in rx.finditer(text):
             word = m.group(0).strip()
             strength = 0.7
@@ -273,14 +294,14 @@ def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
         if "Failed to execute goal" in t and (m := _MAVEN_GOAL.search(t)):
             if m.group("deps"):
                 out.append(Evidence("dependency", 0.85, "goal", m.group("deps")))
-            elif cat := _classify(_PLUGIN_RX, m.group("plugin")):
+            elif cat := _classify(_plugin_rx(), m.group("plugin")):
                 # A goal that analyses rather than fetches (`dependency:analyze`) is a check of the code.
                 if cat == "dependency" and m.group("goal").startswith("analy"):
                     cat = "lint"
                 strength = 0.85 if "antrun" not in m.group("plugin") else 0.4
                 out.append(Evidence(cat, strength, "goal", f"{m.group('plugin')}:{m.group('goal')}"))
         elif "Execution failed for task" in t and (m := _GRADLE_TASK.search(t)):
-            if cat := _classify(_TASK_RX, m.group("task")):
+            if cat := _classify(_task_rx(), m.group("task")):
                 out.append(Evidence(cat, 0.85, "task", m.group("task")))
         elif "Error " in t and (m := _MAKE_TARGET.search(t)):
             got = command_category(m.group("target").rsplit("/", 1)[-1])

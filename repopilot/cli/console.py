@@ -1,62 +1,72 @@
 """Where output goes: results on stdout, summaries, progress and errors on stderr, colour only on a terminal.
 
-Everything printed through `out` and `err` passes the one sanitiser (`core.sanitize.visible`): strings before
-rich parses them, and every rendered segment before it is written. So untrusted text cannot move the cursor,
-clear the screen, set the clipboard, make a link, change the title or reorder text, whichever command printed
-it. Print sites still call `visible` (and rich's markup `escape` where markup is on) themselves, so layout is
-measured on the text as shown; this is the net under them. The colour RepoPilot adds is a style, not text, and
-stays.
+`out` and `err` are rich consoles (cli/rich_console.py: the sanitiser is a net under every write), made on first
+use: a command whose output is plain text in a pipe (`repopilot diagnose FILE --format json`, its summary on a
+stderr that is no terminal) never imports rich. `plain_stderr()` says when a line may skip rich: it would have
+printed the same characters.
 """
 
 from __future__ import annotations
 
-import errno
+import os
 import sys
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from rich.console import Console
-from rich.markup import escape
-from rich.segment import Segment
+from ..core.sanitize import visible
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.syntax import Syntax
 
-from ..core.sanitize import UNSAFE, visible
-
-__all__ = ["diff_view", "err", "out", "shown", "stderr_is_terminal", "stdin_is_terminal",
+__all__ = ["diff_view", "err", "out", "plain_stderr", "shown", "stderr_is_terminal", "stdin_is_terminal",
            "stdout_is_terminal"]
 
 
-def _sanitised(buffer: Iterable[Segment]) -> Iterator[Segment]:
-    """Text segments through the sanitiser; rich's own control segments (a spinner moving the cursor back) and
-    styles (the colour RepoPilot adds) are kept as they are."""
-    for seg in buffer:
-        if seg.control or UNSAFE.search(seg.text) is None:
-            yield seg
-        else:
-            yield Segment(visible(seg.text), seg.style, seg.control)
+class _Deferred:
+    """A rich console made on first use; every attribute is the console's."""
 
+    def __init__(self, **options: Any) -> None:
+        object.__setattr__(self, "_options", options)
+        object.__setattr__(self, "_made", None)
+        object.__setattr__(self, "_before", {})
 
-class _Console(Console):
-    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        # Every rendered line passes here before it is written or captured: printed renderables, tables, the
-        # diff view, progress and status lines (which no render hook sees) alike.
-        return super()._render_buffer(_sanitised(buffer))
+    def _console(self) -> Console:
+        made = object.__getattribute__(self, "_made")
+        if made is None:
+            from .rich_console import SanitisingConsole
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:
-        # Strings are sanitised before rich parses them: rich would drop some controls (BEL, CR) silently.
-        super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+            made = SanitisingConsole(**object.__getattribute__(self, "_options"))
+            object.__setattr__(self, "_made", made)
+        return cast("Console", made)
 
-    def on_broken_pipe(self) -> None:
-        # rich's default exits 1 on its own; raise instead, so main.py decides the exit code in its one place.
-        self.quiet = True
-        raise BrokenPipeError(errno.EPIPE, "the reader closed the pipe")
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._console(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        console = self._console()
+        # The value before the first change, which `del` puts back: pytest's monkeypatch undoes a change to an
+        # attribute this object does not hold itself by deleting it.
+        object.__getattribute__(self, "_before").setdefault(name, getattr(console, name))
+        setattr(console, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        before = object.__getattribute__(self, "_before")
+        if name not in before:
+            raise AttributeError(name)
+        setattr(self._console(), name, before.pop(name))
+
+    # Special methods are looked up on the type, not through __getattr__: rich's live displays (progress bars,
+    # spinners) enter the console as a context.
+    def __enter__(self) -> Console:
+        return self._console().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._console().__exit__(*exc)
 
 
 # No emoji codes: log lines and paths are printed as they are (`/etc/passwd`'s `list:x:38` is not `list❌38`).
-out = _Console(soft_wrap=True, highlight=False, emoji=False)
-err = _Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
+out = cast("Console", _Deferred(soft_wrap=True, highlight=False, emoji=False))
+err = cast("Console", _Deferred(stderr=True, soft_wrap=True, highlight=False, emoji=False))
 
 
 def diff_view(diff: str) -> Syntax:
@@ -70,6 +80,8 @@ def diff_view(diff: str) -> Syntax:
 def shown(text: object, *, newlines: bool = False) -> str:
     """Untrusted text for a rich string with markup on: sanitised, then its `[...]` escaped. One line unless
     `newlines`: a name holding a newline must not be able to print a line of its own."""
+    from rich.markup import escape
+
     return escape(visible(str(text), newlines=newlines))
 
 
@@ -83,3 +95,9 @@ def stdin_is_terminal() -> bool:
 
 def stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
+
+
+def plain_stderr() -> bool:
+    """Whether `err` would print text without any style: stderr is no terminal and neither FORCE_COLOR nor
+    TTY_COMPATIBLE asks rich to treat it as one (rich's own test, read at the edge like every variable)."""
+    return not ({"FORCE_COLOR", "TTY_COMPATIBLE"} & os.environ.keys()) and not stderr_is_terminal()

@@ -1,22 +1,23 @@
-"""The `repopilot` command. Every command module registers itself here; every error becomes an exit code
-here and nowhere else."""
+"""The `repopilot` command: every error becomes an exit code here and nowhere else. The typer app (cli/app.py,
+where every command module registers itself) is imported only when the command needs it: the common case of
+`repopilot diagnose FILE` runs without it (see cli/diagnose_run.py)."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from .. import __version__
 from ..core import Redactor, RepoPilotError, RunError, UserError, install_redactor, redact_text
 from .console import err
 from .context import forget_settings, load_root_settings
 from .session import forget_runs, last_run
+
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["EXIT", "app", "exit_code_for", "main", "run"]
 
@@ -31,19 +32,7 @@ EXIT = {
 }
 
 _DEBUG = [False]  # --debug or REPOPILOT_DEBUG: show tracebacks of unexpected errors
-
-# Command -> the module that registers it. `main` imports only the module of the command it runs (a `diagnose`
-# never imports the providers, the repository tools or the trace viewers); help and unknown commands get all.
-_COMMANDS = {"ask": "ask", "config": "config", "diagnose": "diagnose", "fix": "fix", "approve": "fix",
-             "reject": "fix", "resume": "fix", "github": "github", "history": "history", "models": "models",
-             "runs": "runs", "trace": "runs", "serve": "service", "worker": "service"}
 app: typer.Typer  # every command; built on first use (see __getattr__)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"repopilot {__version__}")
-        raise typer.Exit()
 
 
 @contextmanager
@@ -66,45 +55,41 @@ def _silence_stdout() -> None:
         pass
 
 
-def _root(
-    ctx: typer.Context,
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for unexpected errors."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
-) -> None:
-    ctx.with_resource(_reader_gone())
-    _DEBUG[0] = debug or _DEBUG[0]
-    _DEBUG[0] = load_root_settings(debug=debug or None).debug
-
-
-def build_app(command: str | None = None) -> typer.Typer:
-    """The `repopilot` app with `command`'s module registered, or every module when it names none."""
-    built = typer.Typer(
-        name="repopilot",
-        help="Diagnose failing CI runs and propose fixes a human approves.",
-        no_args_is_help=True,
-        add_completion=False,
-        pretty_exceptions_enable=False,
-        # Help is plain text: with rich markup, help text such as `…/runs/RUN_ID[/job/JOB_ID]` was read as a
-        # closing tag (MarkupError), and flags were listed with a `<bool>` placeholder. Every sub-app says the same.
-        rich_markup_mode=None,
-    )
-    built.callback()(_root)
-    modules = [_COMMANDS[command]] if command in _COMMANDS else sorted(set(_COMMANDS.values()))
-    for name in modules:
-        importlib.import_module(f"{__package__}.{name}").register(built)
-    return built
-
-
 def _command(argv: list[str]) -> str | None:
     # The root options are flags, so the first word that is not an option names the command.
     return next((a for a in argv if not a.startswith("-")), None)
 
 
-def __getattr__(name: str) -> typer.Typer:
-    if name == "app":
-        globals()["app"] = built = build_app()
-        return built
+def __getattr__(name: str) -> Any:
+    if name in ("app", "build_app"):
+        from .app import build_app
+
+        globals()["build_app"] = build_app
+        if name == "app":
+            globals()["app"] = build_app()
+        return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _invoke(args: list[str]) -> None:
+    """Run the command `args` name: `diagnose`'s common case directly (see cli/diagnose_run.py), anything else
+    through the typer app of that one command."""
+    quick = None
+    if _command(args) == "diagnose":
+        from .diagnose_run import quick_arguments, run_diagnose
+
+        quick = quick_arguments(args)
+    if quick is None:
+        from .app import build_app
+
+        build_app(_command(args))(args=args, prog_name="repopilot")
+        return
+    # What the app's root callback does for the typer path.
+    debug = quick.pop("debug")
+    _DEBUG[0] = debug or _DEBUG[0]
+    _DEBUG[0] = load_root_settings(debug=debug or None).debug
+    with _reader_gone():
+        run_diagnose(quick.pop("source"), **quick)
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -130,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
         args = sys.argv[1:] if argv is None else argv
-        build_app(_command(args))(args=args, prog_name="repopilot")
+        _invoke(args)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if code == _TYPER_INTERRUPTED:

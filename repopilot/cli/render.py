@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 from functools import partial
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from ..app import RENDERERS, DiagnosisReport, Renderer, short_fingerprint, split_lines
 from .console import out
 from .console import shown as _t  # untrusted text in markup: sanitised, then `[...]` escaped
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["FORMATS", "Format", "render_text", "renderer"]
 
@@ -77,8 +79,9 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
     return lines
 
 
-def render_text(reports: Sequence[DiagnosisReport], *, verbose: bool = False, console: Console = out) -> str:
-    """The terminal view of the reports, with colour when `console` is a terminal."""
+def render_text(reports: Sequence[DiagnosisReport], *, verbose: bool = False, console: Console | None = None) -> str:
+    """The terminal view of the reports, with colour when `console` (default: stdout's) is a terminal."""
+    console = console or out
     with console.capture() as captured:
         for report in reports:
             for line in _text_markup(report, verbose=verbose):

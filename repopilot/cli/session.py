@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 from ..core import Model, TraceRecorder, UserError, load_trace
 from .console import err
-from .summary import print_summary, summary_line
+from .summary import print_summary, print_summary_line
 
 __all__ = ["forget_runs", "last_run", "reporting", "summaries"]
 
@@ -64,6 +64,6 @@ def _print_one(rec: TraceRecorder, *, verbose: bool, quiet: bool) -> None:
         if verbose or trace.totals.model_calls or trace.model:
             print_summary(trace, rec.path)
         else:
-            err.print(summary_line(trace), markup=False, style="dim")
+            print_summary_line(trace)
     for problem in rec.listener_errors:
         err.print(f"repopilot: warning: {problem}", markup=False)

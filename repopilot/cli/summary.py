@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from ..core import RunTrace, redact_text
-from .console import err, shown
+from ..core.sanitize import visible
+from .console import err, plain_stderr, shown
 
-__all__ = ["format_cost", "print_summary", "summary_line", "summary_lines"]
+__all__ = ["format_cost", "print_summary", "print_summary_line", "summary_line", "summary_lines"]
 
 
 def format_cost(cost: float | None) -> str:
@@ -43,7 +45,23 @@ def summary_line(trace: RunTrace) -> str:
 
 
 def print_summary(trace: RunTrace, path: Path) -> None:
-    width = max(len(k) for k, _ in summary_lines(trace, path))
+    lines = summary_lines(trace, path)
+    width = max(len(k) for k, _ in lines)
+    if plain_stderr():  # what rich would print without styles, without importing it (start-up of a piped run)
+        text = "".join(f"{key.rjust(width)}  {visible(value, newlines=False)}".expandtabs() + "\n"
+                       for key, value in lines)
+        sys.stderr.write("──── run summary ────\n" + text)
+        sys.stderr.flush()
+        return
     err.print("[dim]──── run summary ────[/dim]")
-    for key, value in summary_lines(trace, path):
+    for key, value in lines:
         err.print(f"[dim]{key.rjust(width)}[/dim]  {shown(value)}")
+
+
+def print_summary_line(trace: RunTrace) -> None:
+    line = summary_line(trace)
+    if plain_stderr():  # as rich prints it on a pipe (its style is dim), without importing rich
+        sys.stderr.write(visible(line).expandtabs() + "\n")
+        sys.stderr.flush()
+    else:
+        err.print(line, markup=False, style="dim")

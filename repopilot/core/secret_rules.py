@@ -133,7 +133,10 @@ class SecretRules:
             for keyword in rule.keywords or ("",):
                 self._by_keyword.setdefault(keyword, []).append(index)
         keywords = sorted(k for k in self._by_keyword if k)
-        self._longer = {k: [o for o in keywords if o != k and k in o] for k in keywords}
+        self._keywords = keywords
+        # Root keyword -> the keywords that contain it, filled as roots are found: all pairs up front cost more
+        # than the rest of a `repopilot diagnose` start-up's redaction set-up.
+        self._longer: dict[str, list[str]] = {}
         self._detector = re.compile("(?=(" + _trie(keywords) + "))") if keywords else re.compile("(?!)")
         self._always = "" in self._by_keyword
 
@@ -174,8 +177,14 @@ class SecretRules:
         roots = set(self._detector.findall(low))
         found = set(roots)
         for root in roots:
-            found.update(k for k in self._longer.get(root, ()) if k in low)
+            found.update(k for k in self._containing(root) if k in low)
         return found
+
+    def _containing(self, root: str) -> list[str]:
+        longer = self._longer.get(root)
+        if longer is None:
+            longer = self._longer[root] = [k for k in self._keywords if k != root and root in k]
+        return longer
 
     def redact(self, text: str, mask: str) -> tuple[str, list[str]]:
         """`text` with every credential replaced by `mask`, and the credentials found. A value found once is

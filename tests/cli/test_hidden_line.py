@@ -19,8 +19,9 @@ import pyte
 import pytest
 
 from repopilot.cli import fix as fix_cli
-from repopilot.cli.console import _Console, diff_view
+from repopilot.cli.console import diff_view
 from repopilot.cli.main import main
+from repopilot.cli.rich_console import SanitisingConsole as _Console
 from repopilot.core import AssistantMessage, Message, ToolSpec, load_trace
 from repopilot.providers import PROVIDERS, ProviderInfo, ScriptedModel
 

@@ -17,9 +17,9 @@ from repopilot.ci import DiagnosisReport
 from repopilot.ci.render import render_github, render_json, render_markdown
 from repopilot.cli import ask as ask_cli
 from repopilot.cli import runs as runs_cli
-from repopilot.cli.console import _Console
 from repopilot.cli.main import main
 from repopilot.cli.render import render_text
+from repopilot.cli.rich_console import SanitisingConsole as _Console
 from repopilot.core import TraceRecorder
 from repopilot.core.sanitize import UNSAFE
 

@@ -18,7 +18,11 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              "pygments", "opentelemetry", "repopilot.repo", "repopilot.cli.fix", "repopilot.cli.ask",
              "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate",
              # the agent loop, and the span exporters (no model, no OTEL_* variables)
-             "repopilot.core.loop", "repopilot.telemetry.live", "repopilot.telemetry.otlp")
+             "repopilot.core.loop", "repopilot.telemetry.live", "repopilot.telemetry.otlp",
+             # the typer app: its common case is read by the quick path (cli/diagnose_run.py)
+             "typer", "repopilot.cli.app",
+             # rich: JSON on stdout and the summary on a stderr that is no terminal are plain text
+             "rich", "repopilot.cli.rich_console")
 
 _CHILD = """
 import json, sys
@@ -30,7 +34,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 
 def _modules(tmp_path: Path, *args: str) -> list[str]:
     env = {**os.environ, "REPOPILOT_RUNS_DIR": str(tmp_path / "runs"), "REPOPILOT_CACHE_DIR": str(tmp_path / "c")}
-    env.pop("REPOPILOT_MODEL", None)
+    for name in ("REPOPILOT_MODEL", "FORCE_COLOR", "TTY_COMPATIBLE"):  # no model; stderr is a pipe, left plain
+        env.pop(name, None)
     proc = subprocess.run([sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, env=env,
                           check=False, timeout=120)
     report = json.loads(proc.stderr.strip().splitlines()[-1])
