@@ -22,6 +22,7 @@ from ..core.lazy import lazy_exports
 if TYPE_CHECKING:
     from .asking import ask
     from .diagnosing import diagnose, open_logs
+    from .discovery import Discovery, discover_run
     from .fix_runs import (
         ApprovalOutcome,
         FixOutcome,
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(__name__, {
     "asking": ("ask",),
     "diagnosing": ("diagnose", "open_logs"),
+    "discovery": ("Discovery", "discover_run"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
     "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "permission_of",
@@ -106,6 +108,7 @@ __all__ = [
     "ApprovedPullRequest",
     "CommentOutcome",
     "DiagnosisReport",
+    "Discovery",
     "DownloadReport",
     "FixOutcome",
     "GitHubRunReport",
@@ -127,6 +130,7 @@ __all__ = [
     "comment_on_pull_request",
     "diagnose",
     "diagnosed_run_url",
+    "discover_run",
     "export_run",
     "fix_pull_request",
     "format_duration",

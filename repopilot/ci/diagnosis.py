@@ -115,6 +115,7 @@ class Diagnosis:
     llm_hint: str | None = None
     confidence: float = 0.0  # how sure the category is: the one confidence reported and acted on
     located: bool = False  # the causal lines were chosen by the locator (no rule fired confidently)
+    model_note: str | None = None  # why the model's reply was not used
     step_name: str | None = None  # the failing step's name as GitHub shows it, when the source said so
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import InputError, Model, TraceRecorder, redact
 from .baseline import seen_in_baseline
 from .catalog import Catalog, load_catalog
-from .diagnosis import Diagnosis, build_diagnosis
+from .diagnosis import CONFIDENT, Diagnosis, build_diagnosis
 from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
 from .located import apply_locator
 from .locator import LocatorModel, candidates, default_model
@@ -87,21 +87,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     excerpt = build_excerpt(diag, token_budget)
     outcome: dict[str, Any] | None = None
     if recorder is not None:
-        top = diag.failures[0] if diag.failures else None
-        verdict = (f"{diag.category}: {top.rule} scored {top.score:.2f}" + ("" if diag.confident else ", not confident")
-                   if top else "no rule fired")
-        recorder.step("decision", result=verdict, detail={
-            "decision": "rules", "log": log.name, "engine": res.engine, "lines": res.lines,
-            "category": diag.category, "confident": diag.confident, "confidence": diag.confidence,
-            "fired": [{"rule": f.rule, "line": f.trigger, "confidence": f.confidence, "score": round(f.score, 3),
-                       "causal": f.causal} for f in diag.failures[:30]],
-            "decisions": diag.decisions[:100]})
-        located = next((d for d in diag.decisions if d.get("decision") == "locator"), None)
-        if located is not None:
-            recorder.step("decision", result=f"locator chose {len(diag.error_lines)} lines", detail=located)
-        category = next((d for d in diag.decisions if d.get("decision") == "category"), None)
-        if category is not None:
-            recorder.step("decision", result=f"category {diag.category} ({diag.confidence:.2f})", detail=category)
+        _record(recorder, log, res.engine, diag)
     if not diag.confident and model is not None:
         rec = recorder or TraceRecorder.start("diagnose", f"diagnose {log.name}", model=model.model,
                                               provider=getattr(model, "provider", None))
@@ -111,14 +97,37 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     elif not diag.confident:
         diag.decisions.append({"decision": "not escalated", "why": (diag.escalation_reason or "") +
                                "; no model configured (or --no-llm)"})
-        if diag.decided_by != "rules":
+        if diag.decided_by not in ("rules", "locator", "command"):
             diag.category = "unknown"
             diag.decided_by = "none"
         if recorder is not None:
             recorder.step("decision", result="not_escalated",
                           detail={"decision": "not escalated", "why": diag.escalation_reason,
-                                  "model": None})
+                                  "confidence": diag.confidence, "model": None})
     return Result(diagnosis=diag, excerpt=excerpt, escalation=outcome)
+
+
+def _record(recorder: TraceRecorder, log: LogInput, engine: str, diag: Diagnosis) -> None:
+    """The rules' decisions as trace steps, each with the rule and the one confidence (the category's)."""
+    top = next((f for f in diag.failures if f.causal), diag.failures[0] if diag.failures else None)
+    verdict = (f"category {diag.category}, confidence {diag.confidence:.2f}"
+               + ("" if diag.confident else f" (below {CONFIDENT})")
+               + (f", decided by {diag.decided_by}" + (f" ({top.rule})" if top else "")))
+    recorder.step("decision", result=verdict, detail={
+        "decision": "rules", "log": log.name, "engine": engine, "lines": diag.lines, "rule": top.rule if top else None,
+        "category": diag.category, "decided_by": diag.decided_by, "confident": diag.confident,
+        "confidence": diag.confidence,
+        "fired": [{"rule": f.rule, "line": f.trigger, "confidence": f.confidence, "score": round(f.score, 3),
+                   "causal": f.causal} for f in diag.failures[:30]],
+        "decisions": diag.decisions[:100]})
+    located = next((d for d in diag.decisions if d.get("decision") == "locator"), None)
+    if located is not None:
+        recorder.step("decision", result=f"locator chose {len(diag.error_lines)} lines",
+                      detail={"rule": "locator", "confidence": diag.confidence, **located})
+    category = next((d for d in diag.decisions if d.get("decision") == "category"), None)
+    if category is not None:
+        recorder.step("decision", result=f"category {diag.category} (confidence {diag.confidence:.2f})",
+                      detail={"rule": top.rule if top else None, **category})
 
 
 def _catalog(sc: Scanner) -> Catalog:
@@ -161,7 +170,8 @@ def to_report(result: Result) -> DiagnosisReport:
         "category": d.category, "decided_by": d.decided_by, "error_lines": d.error_lines, "failures": failures,
         "excerpt": {"ranges": ex.ranges, "tokens": ex.tokens, "text": ex.text, "folded": ex.folded},
         "source": d.source, "run_id": d.run_id, "log": d.name, "job": d.job, "lines": d.lines, "bytes": d.size,
-        "engine": d.engine, "catalog_version": d.catalog_version, "confident": d.confident,
+        "engine": d.engine, "catalog_version": d.catalog_version, "confident": d.confidence >= CONFIDENT,
         "confidence": round(d.confidence, 3), "failing_step": step,
-        "escalation_reason": (d.escalation_reason or None) if not d.confident else None,
-        "summary": d.llm_summary or None, "hint": d.llm_hint or None, "baseline_dropped": d.baseline_dropped})
+        "escalation_reason": (d.escalation_reason or None) if d.confidence < CONFIDENT else None,
+        "summary": d.llm_summary or None, "hint": d.llm_hint or None, "model_note": d.model_note,
+        "baseline_dropped": d.baseline_dropped})

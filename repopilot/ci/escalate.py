@@ -102,12 +102,14 @@ def escalate(diag: Diagnosis, excerpt: Excerpt, model: Model, recorder: TraceRec
         reply = result.answer
     except RepoPilotError as exc:
         failed: dict[str, Any] = {"decision": "escalation failed", "why": str(exc), "kept": "heuristic result"}
+        diag.model_note = f"the model call failed ({str(exc)[:200]}); the rules' result is kept"
         recorder.step("decision", result="escalation_failed", error=str(exc), detail=failed)
         return failed
     try:
         verdict = parse_verdict(reply)
     except ValueError as exc:
         rejected: dict[str, Any] = {"decision": "malformed model reply", "why": str(exc), "kept": "heuristic result"}
+        diag.model_note = f"the model's reply was rejected ({str(exc)[:200]}); the rules' result is kept"
         diag.decisions.append(rejected)
         recorder.step("decision", result="escalation_rejected", error=str(exc), detail=rejected)
         return rejected

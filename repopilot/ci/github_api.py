@@ -10,10 +10,13 @@ short-lived storage URLs that carry their own signature), never into an error me
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any, BinaryIO, TypeVar
+from urllib.parse import quote
 
 import httpx
 
@@ -21,6 +24,7 @@ from ..core import (
     REDACTED,
     ConfigError,
     GitHubAPIError,
+    InputError,
     RetriesExhausted,
     Retry,
     RetryPolicy,
@@ -77,7 +81,7 @@ class GitHubClient:
         # The shared policy: rate-limit pauses are honoured up to `max_wait`, one at a time and all together.
         self.retry = RetryPolicy(max_retries=self.attempts - 1, initial_wait=backoff, max_wait=8.0,
                                  max_retry_after=max_wait, max_total_wait=max_wait)
-        self._http = httpx.Client(timeout=timeout, follow_redirects=False,
+        self._http = httpx.Client(timeout=timeout, follow_redirects=False, verify=_tls_context(),
                                   headers={"User-Agent": "repopilot", "X-GitHub-Api-Version": _API_VERSION})
 
     def __enter__(self) -> GitHubClient:
@@ -107,6 +111,34 @@ class GitHubClient:
             if not batch or not _has_more(response, len(jobs), data.get("total_count")):
                 break
         return jobs
+
+    def list_runs(self, owner: str, repo: str, *, branch: str | None = None, status: str | None = None,
+                  workflow: str | None = None) -> list[dict[str, Any]]:
+        """The newest runs of a repository (or of one workflow: its file name, id or name), newest first."""
+        base = f"/repos/{owner}/{repo}/actions"
+        path = f"{base}/runs"
+        if workflow:
+            path = f"{base}/workflows/{quote(self._workflow_id(owner, repo, workflow), safe='')}/runs"
+        params: dict[str, Any] = {"per_page": 20, **({"branch": branch} if branch else {}),
+                                  **({"status": status} if status else {})}
+        what = f"runs of {owner}/{repo}"
+        runs = _json_object(self._get(path, what, params=params), what).get("workflow_runs")
+        if not isinstance(runs, list):
+            raise GitHubAPIError(f"{what}: unexpected runs listing (no `workflow_runs` list)")
+        return [run for run in runs if isinstance(run, dict) and isinstance(run.get("id"), int)]
+
+    def _workflow_id(self, owner: str, repo: str, workflow: str) -> str:
+        """A workflow's file name or id as the API takes it; a workflow's name (`CI`) is looked up."""
+        name = workflow.strip().rsplit("/", 1)[-1]
+        if name.isdigit() or name.endswith((".yml", ".yaml")):
+            return name
+        what = f"workflows of {owner}/{repo}"
+        listed = _json_object(self._get(f"/repos/{owner}/{repo}/actions/workflows", what,
+                                        params={"per_page": 100}), what).get("workflows") or []
+        for flow in listed:
+            if isinstance(flow, dict) and str(flow.get("name", "")).casefold() == workflow.strip().casefold():
+                return str(flow.get("id"))
+        raise InputError(f"{owner}/{repo} has no workflow named {workflow!r}: pass its file name (ci.yml) or id")
 
     def get_job(self, owner: str, repo: str, job_id: int) -> dict[str, Any]:
         what = f"job {owner}/{repo}#{job_id}"
@@ -321,6 +353,12 @@ class GitHubClient:
         if self.token:
             text = text.replace(self.token, REDACTED)
         return redact_text(text)[:200]
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context per process: loading the CA bundle takes ~0.1 s, and a worker opens clients all day."""
+    return httpx.create_ssl_context()
 
 
 def _json(response: httpx.Response, what: str) -> Any:

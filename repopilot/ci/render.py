@@ -33,7 +33,10 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
         failures = report.causal_failures()
         out.append(f"### RepoPilot: `{_md(report.name())}` failed: **{report.category}**")
         out.append("")
-        out.append(f"Decided by {report.decided_by}; {len(report.error_lines)} causal lines.")
+        out.append(f"Decided by {report.decided_by} (confidence {report.confidence:.2f}); "
+                   f"{len(report.error_lines)} causal lines.")
+        if report.model_note:
+            out.append(f"\n_Model: {_md(report.model_note)}_")
         if report.summary:
             out.append(f"\n> {_md(report.summary)}")
         if failures:

@@ -22,7 +22,8 @@ __all__ = ["Attribution", "AttributionLabel", "Category", "DecidedBy", "Diagnosi
 # The one list of categories (the rule catalog and the escalation prompt use it too).
 Category = Literal["test", "build", "typecheck", "lint", "dependency", "infrastructure", "network", "config",
                    "unknown"]
-DecidedBy = Literal["rules", "llm", "none"]
+# Who decided the category: a rule, the locator's lines, the failing step's command, the model, or nobody.
+DecidedBy = Literal["rules", "locator", "command", "llm", "none"]
 
 # Reading ignores unknown keys (old and newer traces); the published schema marks every field the JSON always has
 # as required.
@@ -166,6 +167,7 @@ class DiagnosisReport(BaseModel):
     bytes: int = 0
     engine: str = ""
     catalog_version: str = ""
+    # Derived from `confidence` and the one threshold (0.6): below it a model may be asked.
     confident: bool = False
     # How sure the category is (0-1): the one confidence that decided it and that is printed; below 0.5 the
     # category is `unknown`.
@@ -174,6 +176,7 @@ class DiagnosisReport(BaseModel):
     escalation_reason: str | None = None
     summary: str | None = None  # the model's one sentence, when it decided
     hint: str | None = None  # the model's hint, when it decided
+    model_note: str | None = None  # why a model's reply was not used (rejected, or the call failed)
     baseline_dropped: int = 0
     trace_run_id: str | None = None  # the diagnosis's own trace (set by the application layer)
     # Where the log comes from, when known (a run URL through the API, or the GitHub Actions environment).
@@ -203,8 +206,8 @@ class DiagnosisReport(BaseModel):
 
 
 _REPORT_EMPTY: dict[str, Any] = {"failing_step": None, "escalation_reason": None, "summary": None, "hint": None,
-                                 "baseline_dropped": 0, "trace_run_id": None, "repository": None, "branch": None,
-                                 "commit": None}
+                                 "model_note": None, "baseline_dropped": 0, "trace_run_id": None, "repository": None,
+                                 "branch": None, "commit": None}
 
 
 def read_report(data: object) -> DiagnosisReport | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import platform
 import re
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,6 +214,18 @@ class _HyperscanEngine(_Engine):
                     write_entry(cache_dir, name, hyperscan.dumpb(db))
         self._db = db
         self._scratch = hyperscan.Scratch(self._db)
+        # A scratch space serves one scan at a time: a process scanning in several threads (the service's worker
+        # runs jobs side by side with one cached scanner) gives each thread its own clone.
+        self._local = threading.local()
+        self._owner = threading.get_ident()
+
+    def _thread_scratch(self) -> Any:
+        if threading.get_ident() == self._owner:
+            return self._scratch
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self._scratch.clone()
+        return scratch
 
     def scan(self, data: bytes) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
@@ -221,7 +234,7 @@ class _HyperscanEngine(_Engine):
         def on_match(pid: int, start: int, end: int, flags: int, context: Any) -> None:
             append((pid, end))
 
-        self._db.scan(data, match_event_handler=on_match, scratch=self._scratch)
+        self._db.scan(data, match_event_handler=on_match, scratch=self._thread_scratch())
         return out
 
 

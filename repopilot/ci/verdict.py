@@ -361,7 +361,7 @@ def decide_category(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     else:
         diag.category = winner
         diag.confident = confidence >= CONFIDENT
-        diag.decided_by = "rules"
+        diag.decided_by = _decider(evidence, winner, diag)
         for f in diag.failures:
             if f.rule == "locator":
                 f.category = winner
@@ -394,6 +394,20 @@ def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis
         if said.get("build", 0.0) >= 0.45 and said.get("test", 0.0) < 0.45:
             return "build"
     return winner
+
+
+_COMMAND_SOURCES = frozenset({"command", "goal", "task", "make-target", "npm-script", "exit-code"})
+
+
+def _decider(evidence: list[Evidence], winner: str, diag: Diagnosis) -> str:
+    """Who decided: the strongest evidence for the winning category came from a rule, from the failing step's
+    command (its name, goal, task, exit code), or from the causal lines the locator chose."""
+    best = max((e for e in evidence if e.category == winner), key=lambda e: e.strength, default=None)
+    if best is not None and best.source in _COMMAND_SOURCES:
+        return "command"
+    if best is not None and best.source == "lines" and diag.located:
+        return "locator"
+    return "rules"
 
 
 def _top_rule_category(diag: Diagnosis) -> str | None:

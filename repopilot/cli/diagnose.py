@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from ..app import DEFAULT_TOKEN_BUDGET
+from ..app import DEFAULT_TOKEN_BUDGET, Discovery
 from .diagnose_run import EXAMPLE_LOG, NO_SOURCE, run_diagnose
 from .render import Format
 
@@ -28,10 +28,20 @@ def diagnose_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Every failure and all its lines (text format), "
                                  "and the whole run summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary after the diagnosis."),
+    branch: str | None = typer.Option(None, "--branch", "-b", show_default=False, help="Without SOURCE: the "
+                                      "latest failed run of this branch (default: the checked-out branch)."),
+    workflow: str | None = typer.Option(None, "--workflow", "-w", show_default=False, help="Without SOURCE: "
+                                        "only runs of this workflow (its file name, e.g. ci.yml, or its name)."),
+    run: int | None = typer.Option(None, "--run", min=1, show_default=False, help="Without SOURCE: this run "
+                                   "id of the repository checked out here."),
 ) -> None:
-    """Diagnose a failing CI log: category, causal lines, hint. Exit 0 when a diagnosis was produced."""
+    """Diagnose a failing CI log: category, causal lines, hint. Exit 0 when a diagnosis was produced.
+
+    Without SOURCE, a log piped to stdin is read; on a terminal inside a GitHub checkout with GITHUB_TOKEN set,
+    the latest failed run of the current branch is fetched and diagnosed (as `gh run view --log-failed` would
+    show it)."""
     run_diagnose(source, example=example, baseline=baseline, fmt=fmt, no_llm=no_llm, token_budget=token_budget,
-                 verbose=verbose, quiet=quiet)
+                 verbose=verbose, quiet=quiet, ask=Discovery(branch, workflow, run))
 
 
 def register(app: typer.Typer) -> None:

@@ -10,18 +10,19 @@ from __future__ import annotations
 import io
 import sys
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..app import LogInput, diagnose, open_logs
 from ..core import InputError, UsageError
-from .console import stdin_is_terminal
+from .console import err, stdin_is_terminal
 from .context import settings_from
-from .progress import download_bar, scan_bar
+from .progress import download_bar, scan_bar, spinner
 from .render import Format, renderer
 from .session import reporting, summaries
 
 if TYPE_CHECKING:
-    from ..app import Settings
+    from ..app import Discovery, Settings
 
 __all__ = ["EXAMPLE_LOG", "NO_SOURCE", "QUICK_FLAGS", "QUICK_VALUES", "quick_arguments", "run_diagnose"]
 
@@ -30,7 +31,10 @@ EXAMPLE_LOG = "go-build-error.log"
 # The options the quick path reads (tests/cli/test_quick_diagnose.py holds them to the typer command's).
 QUICK_FLAGS = {"--no-llm": "no_llm", "--verbose": "verbose", "-v": "verbose", "--quiet": "quiet", "-q": "quiet",
                "--example": "example"}
-QUICK_VALUES = {"--format": "fmt", "-f": "fmt", "--baseline": "baseline", "--token-budget": "token_budget"}
+QUICK_VALUES = {"--format": "fmt", "-f": "fmt", "--baseline": "baseline", "--token-budget": "token_budget",
+                "--branch": "branch", "-b": "branch", "--workflow": "workflow", "-w": "workflow", "--run": "run"}
+# Options that choose a run to discover (only without SOURCE): left to the typer command, which checks them.
+_DISCOVERY = frozenset({"branch", "workflow", "run"})
 _MIN_TOKEN_BUDGET = 100
 
 
@@ -56,7 +60,7 @@ def quick_arguments(argv: list[str]) -> dict[str, Any] | None:
                 return None
         else:
             return None  # help, `--`, combined short flags, an unknown option: typer's to explain
-        if key in found:
+        if key in found or key in _DISCOVERY:
             return None  # typer keeps the last; the quick path does not guess
         found[key] = value
     return _checked(found)
@@ -80,39 +84,61 @@ def _example() -> LogInput:
                     source=f"example:{EXAMPLE_LOG}")
 
 
+NO_DISCOVERY = ("--branch, --workflow and --run look up a run of the GitHub repository checked out here: they need a "
+                "git checkout with a GitHub remote and GITHUB_TOKEN")
 NO_SOURCE = ("no SOURCE given: pass a log file, '-' for stdin, a run-logs .zip or a run URL, or pipe a log in "
              "(gh run view RUN --log-failed | repopilot diagnose); `repopilot diagnose --example` diagnoses a "
              "failing log bundled with RepoPilot")
 
 
-def _inputs(source: str | None, example: bool, settings: Settings) -> tuple[list[LogInput], str]:
+def _inputs(source: str | None, example: bool, ask: Discovery | None,
+            settings: Settings) -> tuple[list[LogInput], str]:
     """The logs to diagnose and what the trace calls them. A piped stdin is read when no SOURCE is given (it is
-    what the person meant); a terminal's stdin is not, since nothing is coming."""
+    what the person meant); on a terminal, inside a GitHub checkout with a token, the latest failed run of the
+    current branch (or the one --branch, --workflow, --run choose) is diagnosed."""
+    asked = ask is not None and ask.asked()
+    if (example or source is not None) and asked:
+        raise UsageError("--branch, --workflow and --run choose a run when no SOURCE is given; drop them or the "
+                         f"{'--example' if example else 'SOURCE'}")
     if example:
         if source is not None:
             raise UsageError(f"--example diagnoses the bundled log; drop it or the SOURCE {source!r}")
         return [_example()], f"example:{EXAMPLE_LOG}"
     if source is None:
-        if stdin_is_terminal():
-            raise UsageError(NO_SOURCE)
-        source = "-"
+        if not stdin_is_terminal() and not asked:
+            return open_logs("-", settings), "-"
+        source = _discovered(settings, ask)
     with download_bar() as on_download:
         return open_logs(source, settings, on_download=on_download), source
 
 
+def _discovered(settings: Settings, ask: Discovery | None) -> str:
+    """The run URL discovery finds for the checkout here (UsageError when discovery does not apply)."""
+    from ..app import Discovery, discover_run  # git and the API: only when no SOURCE is given on a terminal
+
+    ask = ask or Discovery()
+    with spinner("looking up the latest failed run on GitHub"):
+        found = discover_run(settings, Path.cwd(), ask)
+    if found is None:
+        raise UsageError(NO_DISCOVERY if ask.asked() else NO_SOURCE)
+    err.print(f"repopilot: diagnosing {found.what}: {found.url}", markup=False)
+    return found.url
+
+
 def run_diagnose(source: str | None, *, example: bool = False, baseline: str | None = None,
                  fmt: Format = Format.text, no_llm: bool = False, token_budget: int | None = None,
-                 verbose: bool = False, quiet: bool = False) -> None:
-    """Diagnose SOURCE (None: stdin when it is piped) or the bundled example, print the reports on stdout in
-    `fmt`, then the run summary on stderr."""
+                 verbose: bool = False, quiet: bool = False, ask: Discovery | None = None) -> None:
+    """Diagnose SOURCE (None: stdin when it is piped, else the latest failed run of the GitHub checkout here, or
+    the run `ask` chooses) or the bundled example, print the reports on stdout in `fmt`, then the run summary on
+    stderr."""
     with summaries(verbose=verbose, quiet=quiet):
-        _diagnose(source, example, baseline, fmt, no_llm, token_budget, verbose)
+        _diagnose(source, example, ask, baseline, fmt, no_llm, token_budget, verbose)
 
 
-def _diagnose(source: str | None, example: bool, baseline: str | None, fmt: Format, no_llm: bool,
-              token_budget: int | None, verbose: bool) -> None:
+def _diagnose(source: str | None, example: bool, ask: Discovery | None, baseline: str | None, fmt: Format,
+              no_llm: bool, token_budget: int | None, verbose: bool) -> None:
     settings = settings_from(token_budget=token_budget)
-    inputs, named = _inputs(source, example, settings)
+    inputs, named = _inputs(source, example, ask, settings)
     base = None
     if baseline is not None:
         bases = open_logs(baseline, settings)

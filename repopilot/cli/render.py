@@ -43,6 +43,8 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
         lines.append(f"  failing step: {_t(step.name[:100])} (line {step.line}, exit {step.exit_code})")
     if report.summary:
         lines.append(f"  model: {_t(report.summary, newlines=True)}")
+    if report.model_note:
+        lines.append(f"  [yellow]model:[/yellow] {_t(report.model_note, newlines=True)}")
     if not report.failures and not report.error_lines:
         lines.append("  no known error pattern matched; the excerpt below is the best guess")
     shown_failures = failures if verbose else failures[:5]

@@ -178,10 +178,14 @@ def _show_report(recorded: Any) -> None:
         out.print("(recorded in a form this version cannot read)", markup=False)
         return
     _print_section("diagnosis" + (f" of {diag.source}" if diag.source else ""))
-    out.print(f"category {diag.category} (decided by {diag.decided_by})", markup=False)
+    out.print(f"category {diag.category} (decided by {diag.decided_by}, confidence {diag.confidence:.2f})",
+              markup=False)
+    if diag.model_note:
+        out.print(f"model: {diag.model_note}", markup=False)
     for failure in diag.failures:
         where = failure.where()
-        out.print(f"- {failure.rule} ({failure.category}, confidence {failure.confidence})"
+        # A failure's own number is its rule's confidence; the diagnosis's confidence is the one above.
+        out.print(f"- {failure.rule} ({failure.category}, rule confidence {failure.confidence:.2f})"
                   f"{' at ' + where if where else ''}: {failure.message} [fingerprint {failure.fingerprint}]",
                   markup=False)
         for line in failure.lines:

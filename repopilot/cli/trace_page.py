@@ -104,14 +104,15 @@ def _diagnosis(recorded: Any) -> str:
                 "cannot read</p></section>")
     parts = ['<section id="diagnosis"><h2>Diagnosis</h2>',
              f'<p>Category <span class="badge status-other">{_e(diag.category)}</span> '
-             f'decided by <b>{_e(diag.decided_by)}</b>'
+             f'decided by <b>{_e(diag.decided_by)}</b>, confidence <b>{diag.confidence:.2f}</b>'
              + (f' <span class="muted">· source {_e(diag.source)}</span>' if diag.source else "")
-             + "</p>"]
+             + "</p>"
+             + (f'<p class="kv">model: {_e(diag.model_note)}</p>' if diag.model_note else "")]
     for i, failure in enumerate(diag.failures, 1):
         where = failure.where()
         parts.append(
             f'<div class="card failure"><h3>{i}. <code>{_e(failure.rule)}</code> '
-            f'<span class="kv">{_e(failure.category)} · confidence '
+            f'<span class="kv">{_e(failure.category)} · rule confidence '
             f'<span class="conf">{failure.confidence:.2f}</span></span></h3>'
             f'<div>{_e(failure.message)}</div>'
             + (f'<div class="kv">at <code>{_e(where)}</code></div>' if where else "")
@@ -124,8 +125,8 @@ def _diagnosis(recorded: Any) -> str:
         parts.append(f'<p class="kv">error lines: {_e(", ".join(str(n) for n in diag.error_lines))}</p>')
     excerpt = diag.excerpt
     if excerpt.text:
-        ranges = [list(r) for r in excerpt.ranges]
-        parts.append(f'<details><summary>Excerpt for a model ({_e(excerpt.tokens)} tokens, ranges '
+        ranges = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in excerpt.ranges)
+        parts.append(f'<details><summary>Excerpt for a model ({_e(excerpt.tokens)} tokens, lines '
                      f'{_e(ranges)})</summary>{_json_block(excerpt.text)}</details>')
     parts.append("</section>")
     return "".join(parts)

@@ -125,3 +125,17 @@ def test_huge_line_is_truncated_not_buffered() -> None:
     res = _scan(data, "re", chunk=64 * 1024)
     assert res.lines == 3 and res.size == len(data)
     assert [h.line for h in res.hits if h.rule.id == "go.test-failed"] == [3]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_scanner_serves_several_threads_at_once(engine: str) -> None:
+    """The service's worker runs jobs side by side with one cached scanner (hyperscan's scratch space serves one
+    scan at a time: each thread needs its own)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    data = b"".join((FIXTURES / name).read_bytes() for name in sorted(p.name for p in FIXTURES.glob("*.log")))
+    scanner = Scanner(load_catalog(), engine=engine, chunk_size=64 * 1024)
+    expected = _summary(scanner.scan(io.BytesIO(data)))
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: _summary(scanner.scan(io.BytesIO(data))), range(24)))
+    assert expected and all(r == expected for r in results)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -103,3 +105,14 @@ def test_run_url_headers_say_the_jobs_name(github: FakeGitHub, capsys: pytest.Ca
     assert heads[0].startswith("test (3.12) (octo/demo run 4242, job 102): test")
     assert heads[1].startswith("lint (octo/demo run 4242, job 103): lint")
     assert "failing step: Run tests" in out and "failing step: Ruff" in out
+
+
+def test_gh_output_through_a_real_pipe_without_a_dash(tmp_path: Path) -> None:
+    """`gh run view RUN --log-failed | repopilot diagnose`: a real pipe, no SOURCE, one report per job."""
+    env = {**os.environ, "REPOPILOT_RUNS_DIR": str(tmp_path / "runs"), "REPOPILOT_CACHE_DIR": str(tmp_path / "c")}
+    proc = subprocess.run([sys.executable, "-m", "repopilot.cli.main", "diagnose", "--format", "json", "--no-llm"],
+                          input=GH_LOG, capture_output=True, env=env, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    reports = json.loads(proc.stdout)
+    assert [(r["job"], r["failing_step"]["name"]) for r in reports] == [("test (3.12)", "Run tests"), ("lint", "Ruff")]
+    assert not any("\t" in ln["text"] or BOM in ln["text"] for r in reports for f in r["failures"] for ln in f["lines"])

@@ -465,7 +465,7 @@ def test_runs_show_names_the_file_of_a_failure_without_a_line(tmp_path: Path, ru
     assert _cli(["diagnose", str(log)], capsys)[0] == 0
     code, out, err = _cli(["runs", "show", "latest"], capsys)
     assert code == 0, err
-    assert "confidence 0.9) at tests/t.py: " in out
+    assert "rule confidence 0.90) at tests/t.py: " in out
 
 
 # -- secrets --------------------------------------------------------------------------------------------------

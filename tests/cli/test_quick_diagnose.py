@@ -153,3 +153,9 @@ def test_a_deferred_console_serves_rich_live_displays() -> None:
         console.print("inside \x1b[2K", markup=False)  # type: ignore[attr-defined]
     written = buffer.getvalue()
     assert "inside ␛[2K" in written and "\x1b]0;" not in written
+
+
+@pytest.mark.parametrize("argv", [["diagnose", "a.log", "--branch", "main"], ["diagnose", "a.log", "-w", "ci.yml"],
+                                  ["diagnose", "a.log", "--run=7"]])
+def test_the_options_that_choose_a_run_are_left_to_typer(argv: list[str]) -> None:
+    assert diagnose_run.quick_arguments(argv) is None

@@ -67,7 +67,7 @@ def test_show_is_a_readable_timeline(two_runs: tuple[RunTrace, RunTrace], capsys
     assert re.search(r"3\s+\+\S+\s+llm_call\s+gpt-4o-mini\s+\d+ms\s+\d+/\d+\s+calls read_file", text)
     assert re.search(r"10\s+\+\S+\s+tool_result\s+read_file\s+\d+ms\s+error: read_file failed", text)
     assert "rule_match: python.pytest.assertion" in text  # a rule decision
-    assert "python.pytest.assertion (test, confidence 0.93) at tests/test_calc.py:5" in text
+    assert "python.pytest.assertion (test, rule confidence 0.93) at tests/test_calc.py:5" in text
     assert "    43 | E       assert -1 == 5" in text  # a causal line with its number
     assert "-    return a - b\n+    return a + b" in text  # the proposed diff
     assert re.search(r"tokens\s+\d+ in / \d+ out", text) and "duration" in text
