@@ -8,7 +8,8 @@ each per round (paired runs: a machine that gets busier slows every row alike), 
 of its runs: wall time, and CPU time (user + system of the child), which a busy machine inflates less.
 
 - `python -c pass`: the interpreter's floor; `import typer, pydantic, rich`: the frameworks' (for scale).
-- `diagnose, warm`: one cache directory, filled by a first, untimed run.
+- `diagnose, warm`: one cache directory, filled by two untimed runs (the validated catalog, then hyperscan's
+  database).
 - `diagnose, empty cache`: a new empty REPOPILOT_CACHE_DIR every run (a fresh machine or CI runner: no validated
   catalog, no hyperscan database).
 
@@ -16,6 +17,9 @@ The log is the first `--kb` KB of `--log`, cut at a line end (the issue's 12 KB 
 compiled to bytecode first (`compileall`), as `pip install` does for a wheel: an editable install under
 PYTHONDONTWRITEBYTECODE would otherwise compile every module from source on every run. Then the ten slowest
 imports of one warm run (`python -X importtime`). hyperfine is not needed.
+
+`--instructions` also counts the instructions of one run of each row under valgrind (callgrind): slow, but the
+same on a busy machine as on a quiet one, so two versions can be compared where times cannot.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -62,6 +67,16 @@ def _paired(rows: dict[str, tuple[list[str], bool]], env: dict[str, str], runs: 
     return times
 
 
+def _instructions(cmd: list[str], env: dict[str, str]) -> float | None:
+    """Millions of instructions one run of `cmd` executes (valgrind's callgrind), or None without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    return int(found.group(1)) / 1e6 if found else None
+
+
 def _small_log(source: Path, kb: int, into: Path) -> Path:
     data = source.read_bytes()
     cut = data.rfind(b"\n", 0, kb * 1024) + 1 if len(data) > kb * 1024 else len(data)
@@ -75,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--log", type=Path, default=ROOT / "examples" / "go-build-error.log")
     ap.add_argument("--kb", type=int, default=12, help="use the first KB of the log (0: all of it)")
+    ap.add_argument("--instructions", action="store_true", help="also count instructions under valgrind")
     args = ap.parse_args(argv)
     import repopilot
 
@@ -85,18 +101,27 @@ def main(argv: list[str] | None = None) -> int:
         diagnose = [_exe(), "diagnose", str(log), "--format", "json", "--no-llm"]
         env = {**os.environ, "REPOPILOT_RUNS_DIR": runs_dir, "REPOPILOT_CACHE_DIR": cache}
         env.pop("REPOPILOT_MODEL", None)
-        subprocess.run(diagnose, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        for _ in range(2):  # the first run validates the catalog (a small log is scanned with `re`), the second
+            # compiles hyperscan's database: both are cached from then on
+            subprocess.run(diagnose, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         frameworks = [sys.executable, "-c", "import typer, pydantic, rich.console"]
-        times = _paired({"python -c pass": ([sys.executable, "-c", "pass"], False),
-                         "import typer, pydantic, rich": (frameworks, False),
-                         "diagnose, warm": (diagnose, False),
-                         "diagnose, empty cache": (diagnose, True)}, env, args.runs)
+        rows = {"python -c pass": ([sys.executable, "-c", "pass"], False),
+                "import typer, pydantic, rich": (frameworks, False),
+                "diagnose, warm": (diagnose, False),
+                "diagnose, empty cache": (diagnose, True)}
+        times = _paired(rows, env, args.runs)
         print(f"{log.name} ({log.stat().st_size / 1024:.0f} KB), {args.runs} paired runs: medians of wall time and "
               "of CPU time (user + system)")
         for name, samples in times.items():
             wall = statistics.median(w for w, _ in samples)
             cpu = statistics.median(c for _, c in samples)
-            print(f"  {name:<32} {wall * 1000:7.1f} ms wall {cpu * 1000:7.1f} ms CPU")
+            line = f"  {name:<32} {wall * 1000:7.1f} ms wall {cpu * 1000:7.1f} ms CPU"
+            if args.instructions:
+                cmd, fresh = rows[name]
+                with tempfile.TemporaryDirectory() as empty:
+                    counted = _instructions(cmd, {**env, "REPOPILOT_CACHE_DIR": empty} if fresh else env)
+                line += "" if counted is None else f" {counted:8.0f} M instructions"
+            print(line)
         proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "repopilot.cli.main", *diagnose[1:]],
                               env=env, capture_output=True, text=True, check=True)
         rows = [line.split("|") for line in proc.stderr.splitlines() if line.startswith("import time:")]

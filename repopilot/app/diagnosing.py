@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..ci import DiagnosisReport, LogInput, diagnose_input, open_sources
 from ..core import InputError, RepoPilotError, TraceRecorder
+from .attributing import attribute
 from .memory import remember
 
 if TYPE_CHECKING:
@@ -75,7 +76,8 @@ def _remembered(reports: list[DiagnosisReport], settings: Settings, rec: TraceRe
     """The reports recorded in the failure history. A history that cannot be written (a read-only home, a
     corrupt file) costs the memory, not the diagnosis: the trace says why."""
     try:
-        remembered = remember(reports, settings)
+        # Attributed first: the history must not hold this very diagnosis when it is asked for evidence.
+        remembered = remember(attribute(reports, settings), settings)
     except RepoPilotError as exc:
         rec.step("decision", result="not recorded in the failure history",
                  detail={"decision": "history", "why": str(exc)})

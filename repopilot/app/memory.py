@@ -15,7 +15,7 @@ from ..core import InputError, UsageError
 from .settings import Settings
 
 __all__ = ["HistoryListing", "RunContext", "context_of", "history_store", "list_recurring", "prune_history",
-           "remember"]
+           "record_of", "remember"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def context_of(report: DiagnosisReport, settings: Settings) -> RunContext:
                       attempt=int(attempt) if attempt.isdigit() else None)
 
 
-def _record(report: DiagnosisReport, ctx: RunContext) -> RunRecord:
+def record_of(report: DiagnosisReport, ctx: RunContext) -> RunRecord:
     return RunRecord(repository=ctx.repository, workflow=ctx.workflow, job=ctx.job or report.job,
                      branch=ctx.branch, commit=ctx.commit, run_id=ctx.run_id, attempt=ctx.attempt, url=ctx.url,
                      source=report.source, category=report.category,
@@ -87,7 +87,7 @@ def remember(reports: Sequence[DiagnosisReport], settings: Settings,
     if store is None or not reports:
         return list(reports)
     ctxs = list(contexts) if contexts is not None else [context_of(r, settings) for r in reports]
-    store.record_many([_record(r, c) for r, c in zip(reports, ctxs, strict=True)])
+    store.record_many([record_of(r, c) for r, c in zip(reports, ctxs, strict=True)])
     store.prune_if_due(settings.history_days)
     known = {r.fingerprint: r for r in store.recurring(fingerprints=sorted(
         {f.fingerprint for report in reports for f in report.failures}))}

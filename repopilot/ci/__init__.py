@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .attribution import BaseFacts, JobFacts, attribute_report
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
     from .failure_history import FailureRow, HistoryStore, Recurring, RunRecord
@@ -16,13 +17,16 @@ if TYPE_CHECKING:
     from .github import NoFailedJobs, failed_jobs, github_log_inputs
     from .github_api import GitHubClient
     from .render import RENDERERS, Renderer, split_lines
-    from .report import DiagnosisReport, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
+    from .report import DiagnosisReport, Evidence, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
+    from .run_facts import RunFacts, gather_run_facts
     from .runurl import GitHubAccess, RunRef, is_run_url, parse_run_url
     from .scanner import Scanner
     from .sources import MAX_STDIN_BYTES, DownloadReport, LogInput, open_sources
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
+    "attribution": ("BaseFacts", "JobFacts", "attribute_report"),
+    "run_facts": ("RunFacts", "gather_run_facts"),
     "engine": ("default_scanner", "diagnose_input", "diagnose_source"),
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
     "failure_history": ("FailureRow", "HistoryStore", "Recurring", "RunRecord"),
@@ -31,7 +35,8 @@ __getattr__ = lazy_exports(__name__, {
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
     "github_api": ("GitHubClient",),
     "render": ("RENDERERS", "Renderer", "split_lines"),
-    "report": ("DiagnosisReport", "ReportFailure", "ReportLine", "SeenBefore", "read_report", "report_schema"),
+    "report": ("DiagnosisReport", "Evidence", "ReportFailure", "ReportLine", "SeenBefore", "read_report",
+               "report_schema"),
     "runurl": ("GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
     "scanner": ("Scanner",),
     "sources": ("MAX_STDIN_BYTES", "DownloadReport", "LogInput", "open_sources"),
@@ -41,26 +46,32 @@ __all__ = [
     "DEFAULT_TOKEN_BUDGET",
     "MAX_STDIN_BYTES",
     "RENDERERS",
+    "BaseFacts",
     "DiagnosisReport",
     "DownloadReport",
+    "Evidence",
     "FailureRow",
     "GitHubAccess",
     "GitHubClient",
     "HistoryStore",
+    "JobFacts",
     "LogInput",
     "NoFailedJobs",
     "Recurring",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "RunFacts",
     "RunRecord",
     "RunRef",
     "Scanner",
     "SeenBefore",
+    "attribute_report",
     "default_scanner",
     "diagnose_input",
     "diagnose_source",
     "failed_jobs",
+    "gather_run_facts",
     "github_log_inputs",
     "is_run_url",
     "open_sources",

@@ -12,6 +12,7 @@ import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
@@ -59,6 +60,7 @@ SEARCHES = ("down", "up", "from_end")
 # the timestamp out.
 SCAN_LINE_START = r"(?:^|\r|Z )"
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+_GROUP_NAME = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
 
 
 class LazyPattern:
@@ -91,6 +93,13 @@ class LazyPattern:
     @property
     def groupindex(self) -> Mapping[str, int]:
         return self.compiled().groupindex
+
+    def group_names(self) -> set[str]:
+        """The named groups: the compiled pattern's, or read from the source when it is not compiled (the
+        bundled rules, whose regexes the test suite compiles; tests/ci/test_catalog_loader.py)."""
+        if self._rx is not None:
+            return set(self._rx.groupindex)
+        return set(_GROUP_NAME.findall(self.pattern))
 
     def __getstate__(self) -> tuple[str, int]:
         return self.pattern, self.flags
@@ -267,6 +276,7 @@ def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()
     leave-one-ecosystem-out benchmark does. With `cache_dir`, the validated catalog is kept there, once per
     catalog version."""
     files = _package_rule_files(exclude)
+    tested = len(files)  # the bundled files come first: the test suite compiles their regexes (see load_rule_files)
     matchers: list[Rule] = []
     for directory in extra_dirs:
         if not directory.is_dir():
@@ -276,7 +286,8 @@ def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()
 
         for p in sorted(directory.glob("*.json")):
             matchers.extend(rules_from_problem_matcher(p.read_text(encoding="utf-8"), origin=str(p)))
-    catalog = load_rule_files(files) if cache_dir is None else _cached_rule_files(files, cache_dir)
+    catalog = (load_rule_files(files, tested=tested) if cache_dir is None
+               else _cached_rule_files(files, cache_dir, tested=tested))
     if not matchers:
         return catalog
     taken = {r.id for r in catalog.rules}
@@ -286,7 +297,7 @@ def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()
     return Catalog(version=catalog.version, rules=catalog.rules + tuple(matchers))
 
 
-def _cached_rule_files(files: list[tuple[str, bytes]], cache_dir: Path) -> Catalog:
+def _cached_rule_files(files: list[tuple[str, bytes]], cache_dir: Path, *, tested: int = 0) -> Catalog:
     """`load_rule_files(files)`, validated once per catalog version: the result is kept in the user's cache,
     named by a hash of the rule files, this module's source and the Python and RepoPilot versions (a cache left
     by another version is never read; one that does not load is rebuilt)."""
@@ -301,16 +312,19 @@ def _cached_rule_files(files: list[tuple[str, bytes]], cache_dir: Path) -> Catal
             cached = None
         if isinstance(cached, Catalog):
             return cached
-    catalog = load_rule_files(files)
+    catalog = load_rule_files(files, tested=tested)
     write_entry(cache_dir, name, pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL))
     return catalog
 
 
-def load_rule_files(files: Iterable[tuple[str, bytes]]) -> Catalog:
+def load_rule_files(files: Iterable[tuple[str, bytes]], *, tested: int = 0) -> Catalog:
+    """The rules of `files` (name, TOML bytes), validated. The regexes of the first `tested` files (the bundled
+    catalog, whose every regex tests/ci/test_catalog_loader.py compiles) are compiled on first use, not here:
+    compiling them all took more than half of a first run's catalog load on a fresh machine."""
     version = "0"
     rules: list[Rule] = []
     seen: dict[str, str] = {}
-    for name, data in files:
+    for index, (name, data) in enumerate(files):
         try:
             doc = tomllib.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -326,7 +340,7 @@ def load_rule_files(files: Iterable[tuple[str, bytes]]) -> Catalog:
             raise ConfigError(f"{name}: unknown top-level keys {sorted(unknown)}")
         defaults: dict[str, Any] = {k: doc[k] for k in ("ecosystem", "tool") if k in doc}
         for raw in doc.get("rule", []):
-            rule = _rule(name, {**defaults, **raw})
+            rule = _rule(name, {**defaults, **raw}, compile_now=index >= tested)
             if rule.id in seen:
                 raise ConfigError(f"{name}: rule id {rule.id!r} already defined in {seen[rule.id]}")
             seen[rule.id] = name
@@ -334,16 +348,18 @@ def load_rule_files(files: Iterable[tuple[str, bytes]]) -> Catalog:
     return Catalog(version=version, rules=tuple(rules))
 
 
-def _regex(where: str, pattern: Any, flags: int = 0) -> LazyPattern:
+def _regex(where: str, pattern: Any, flags: int = 0, *, compile_now: bool = True) -> LazyPattern:
     if not isinstance(pattern, str) or not pattern:
         raise ConfigError(f"{where}: a non-empty regex string expected")
+    if not compile_now:
+        return LazyPattern(pattern, flags)
     try:
         return LazyPattern(pattern, flags, re.compile(pattern, flags))
     except re.error as exc:
         raise ConfigError(f"{where}: bad regex {pattern!r}: {exc}") from None
 
 
-def _rule(name: str, raw: dict[str, Any]) -> Rule:
+def _rule(name: str, raw: dict[str, Any], *, compile_now: bool = True) -> Rule:
     rid = raw.get("id")
     if not isinstance(rid, str) or not _ID.match(rid):
         raise ConfigError(f"{name}: rule without a valid `id` (lowercase letters, digits, . _ -): {rid!r}")
@@ -365,17 +381,18 @@ def _rule(name: str, raw: dict[str, Any]) -> Rule:
     trig_list = [trig] if isinstance(trig, str) else trig
     if not isinstance(trig_list, list) or not trig_list:
         raise ConfigError(f"{where}: `trigger` (a regex or a list of regexes) is required")
-    triggers = tuple(_regex(f"{where}: trigger", t, flags) for t in trig_list)
+    triggers = tuple(_regex(f"{where}: trigger", t, flags, compile_now=compile_now) for t in trig_list)
     for t in triggers:
-        bad = set(t.groupindex) - set(FIELDS)
+        bad = t.group_names() - set(FIELDS)
         if bad:
             raise ConfigError(f"{where}: unknown named groups {sorted(bad)} (allowed: {', '.join(FIELDS)})")
         if re.search(r"\(\?<?[=!]|\\[1-9]", t.pattern):
             raise ConfigError(f"{where}: lookarounds and backreferences cannot be scanned; use `exclude`")
-    exclude = _regex(f"{where}: exclude", raw["exclude"], flags) if "exclude" in raw else None
-    block = _block(where, raw.get("block", {}))
-    fields_from = _fields_from(where, raw.get("fields_from", []), flags)
-    next_line = _regex(f"{where}: next_line", raw["next_line"], flags) if "next_line" in raw else None
+    rx = partial(_regex, compile_now=compile_now)
+    exclude = rx(f"{where}: exclude", raw["exclude"], flags) if "exclude" in raw else None
+    block = _block(where, raw.get("block", {}), compile_now=compile_now)
+    fields_from = _fields_from(where, raw.get("fields_from", []), flags, compile_now=compile_now)
+    next_line = rx(f"{where}: next_line", raw["next_line"], flags) if "next_line" in raw else None
     examples = tuple(_example(f"{where}: example {i + 1}", ex) for i, ex in enumerate(raw.get("example", [])))
     if not any(e.match for e in examples) or all(e.match for e in examples):
         raise ConfigError(f"{where}: at least one positive (match = true) and one near-miss negative "
@@ -391,7 +408,7 @@ def _rule(name: str, raw: dict[str, Any]) -> Rule:
     )
 
 
-def _fields_from(where: str, raw: Any, flags: int) -> tuple[FieldSource, ...]:
+def _fields_from(where: str, raw: Any, flags: int, *, compile_now: bool = True) -> tuple[FieldSource, ...]:
     if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
         raise ConfigError(f"{where}: `fields_from` must be an array of tables ({{ pattern = '...', search = ... }})")
     out: list[FieldSource] = []
@@ -400,9 +417,10 @@ def _fields_from(where: str, raw: Any, flags: int) -> tuple[FieldSource, ...]:
         unknown = set(spec) - _FIELDS_FROM_KEYS
         if unknown:
             raise ConfigError(f"{at}: unknown keys {sorted(unknown)}")
-        pattern = _regex(at, spec.get("pattern"), flags)
-        bad = set(pattern.groupindex) - set(FIELDS)
-        if bad or not pattern.groupindex:
+        pattern = _regex(at, spec.get("pattern"), flags, compile_now=compile_now)
+        names = pattern.group_names()
+        bad = names - set(FIELDS)
+        if bad or not names:
             raise ConfigError(f"{at}: needs named groups among {', '.join(FIELDS)}"
                               + (f"; unknown {sorted(bad)}" if bad else ""))
         search = spec.get("search", "down")
@@ -412,7 +430,7 @@ def _fields_from(where: str, raw: Any, flags: int) -> tuple[FieldSource, ...]:
     return tuple(out)
 
 
-def _block(where: str, raw: Any) -> BlockSpec:
+def _block(where: str, raw: Any, *, compile_now: bool = True) -> BlockSpec:
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: `block` must be a table")
     unknown = set(raw) - _BLOCK_KEYS
@@ -430,8 +448,8 @@ def _block(where: str, raw: Any) -> BlockSpec:
     gap = raw.get("down_gap", 0)
     if not isinstance(gap, int) or not 0 <= gap <= _MAX_GAP or (gap and "down_while" not in raw):
         raise ConfigError(f"{where}: block.down_gap must be an integer 0..{_MAX_GAP}, used with down_while")
-    pats = {k: _regex(f"{where}: block.{k}", raw[k]) for k in ("up_while", "up_until", "down_while", "down_until")
-            if k in raw}
+    pats = {k: _regex(f"{where}: block.{k}", raw[k], compile_now=compile_now)
+            for k in ("up_while", "up_until", "down_while", "down_until") if k in raw}
     return BlockSpec(before=ints["before"], after=ints["after"], max_lines=ints["max_lines"], down_gap=gap,
                      up_while=pats.get("up_while"), up_until=pats.get("up_until"),
                      down_while=pats.get("down_while"), down_until=pats.get("down_until"))

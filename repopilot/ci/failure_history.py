@@ -201,14 +201,15 @@ class HistoryStore:
             return [_recurring(db, row) for row in rows]
 
     def rows(self, fingerprint: str | None = None, *, repository: str | None = None, job: str | None = None,
-             commit: str | None = None, limit: int = 50) -> list[HistoryRow]:
+             commit: str | None = None, branch: str | None = None, limit: int = 50) -> list[HistoryRow]:
         """Recorded diagnoses (newest first): those with `fingerprint`, or the passes and failures of `job` at
         `commit` when no fingerprint is given."""
         where, args = [], []
         if fingerprint is not None:
             where.append("d.id IN (SELECT diagnosis_id FROM failures WHERE fingerprint = ?)")
             args.append(fingerprint)
-        for column, value in (("repository", repository), ("job", job), ("commit_sha", commit)):
+        for column, value in (("repository", repository), ("job", job), ("commit_sha", commit),
+                              ("branch", branch)):
             if value is not None:
                 where.append(f"d.{column} = ?")
                 args.append(value)

@@ -19,7 +19,7 @@ from .github_api import GitHubAccess, GitHubClient
 from .runurl import RunRef, parse_run_url
 from .sources import DownloadReport, LogInput
 
-__all__ = ["FAILED_CONCLUSIONS", "NoFailedJobs", "failed_jobs", "failed_step", "github_log_inputs"]
+__all__ = ["FAILED_CONCLUSIONS", "NoFailedJobs", "failed_jobs", "failed_step", "github_log_inputs", "job_log_inputs"]
 
 # `cancelled` is left out: a cancelled job usually only shows that another one failed first.
 FAILED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
@@ -81,27 +81,35 @@ def github_log_inputs(
         client = GitHubClient(access.token, access.api_url or ref.default_api_url())
     try:
         jobs = failed_jobs(client, ref)
-        store = _LogStore(access.log_cache)
-        report: DownloadReport = on_download or _quiet
-        inputs = []
-        missing: list[GitHubAPIError] = []
-        for job in jobs:
-            try:
-                path = store.fetch(client, ref, job, report)
-            except GitHubAPIError as exc:
-                if exc.status not in _LOG_GONE:
-                    raise
-                # One expired or missing log should not hide the diagnosis of the others.
-                _log.warning("repopilot: skipping job %r: %s", job.get("name"), exc)
-                missing.append(exc)
-                continue
-            inputs.append(_log_input(path, ref, job, url, store))
+        inputs, missing = job_log_inputs(client, ref, jobs, access, url, on_download=on_download)
         if not inputs and missing:
             raise missing[0]
-        return inputs
+        return [log for log, _ in inputs]
     finally:
         if own_client:
             client.close()
+
+
+def job_log_inputs(client: GitHubClient, ref: RunRef, jobs: list[dict[str, Any]], access: GitHubAccess,
+                   source: str, *, on_download: DownloadReport | None = None,
+                   ) -> tuple[list[tuple[LogInput, dict[str, Any]]], list[GitHubAPIError]]:
+    """The logs of `jobs` (each with its job), downloaded now, and the errors of the logs that are gone."""
+    store = _LogStore(access.log_cache)
+    report: DownloadReport = on_download or _quiet
+    inputs = []
+    missing: list[GitHubAPIError] = []
+    for job in jobs:
+        try:
+            path = store.fetch(client, ref, job, report)
+        except GitHubAPIError as exc:
+            if exc.status not in _LOG_GONE:
+                raise
+            # One expired or missing log should not hide the diagnosis of the others.
+            _log.warning("repopilot: skipping job %r: %s", job.get("name"), exc)
+            missing.append(exc)
+            continue
+        inputs.append((_log_input(path, ref, job, source, store), job))
+    return inputs, missing
 
 
 def _log_input(path: Path, ref: RunRef, job: dict[str, Any], source: str, store: _LogStore) -> LogInput:

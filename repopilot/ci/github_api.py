@@ -148,6 +148,21 @@ class GitHubClient:
         what = f"run {owner}/{repo}#{run_id}"
         return _json_object(self._get(f"/repos/{owner}/{repo}/actions/runs/{run_id}", what), what)
 
+    def get_repo(self, owner: str, repo: str) -> dict[str, Any]:
+        what = f"repository {owner}/{repo}"
+        return _json_object(self._get(f"/repos/{owner}/{repo}", what), what)
+
+    def list_workflow_runs(self, owner: str, repo: str, workflow_id: int, *, branch: str,
+                           per_page: int = 10) -> list[dict[str, Any]]:
+        """The newest completed runs of a workflow on a branch (one page: the base branch's latest is enough)."""
+        what = f"runs of workflow {workflow_id} on {owner}/{repo} {branch}"
+        response = self._get(f"/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", what,
+                             params={"branch": branch, "status": "completed", "per_page": per_page})
+        runs = _json_object(response, what).get("workflow_runs")
+        if not isinstance(runs, list):
+            raise GitHubAPIError(f"{what}: unexpected runs listing (no `workflow_runs` list)")
+        return [run for run in runs if isinstance(run, dict)]
+
     def run_pull_requests(self, owner: str, repo: str, run_id: int) -> list[int]:
         """Numbers of the pull requests a run belongs to (empty for runs from forks: GitHub omits them)."""
         prs = self.get_run(owner, repo, run_id).get("pull_requests") or []

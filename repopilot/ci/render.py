@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from ..core.sanitize import json_visible, visible
 from .fingerprint import short_fingerprint
 from .paths import is_repo_relative
-from .report import DiagnosisReport
+from .report import DiagnosisReport, ReportFailure
 
 __all__ = ["MAX_ANNOTATIONS", "RENDERERS", "Renderer", "render_github", "render_json", "render_markdown"]
 
@@ -41,11 +41,11 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
             out.append(f"\n> {_md(report.summary)}")
         if failures:
             out.append("")
-            out.append("| rule | category | where | message | fingerprint |")
-            out.append("|---|---|---|---|---|")
+            out.append("| whose | rule | category | where | message | fingerprint |")
+            out.append("|---|---|---|---|---|---|")
             for f in failures[:10]:
-                out.append(f"| `{f.rule}` | {f.category} | {_md(f.where()) or '-'} | {_md(f.message[:120])} "
-                           f"| `{short_fingerprint(f.fingerprint)}` |")
+                out.append(f"| {_whose(f)} | `{f.rule}` | {f.category} | {_md(f.where()) or '-'} "
+                           f"| {_md(f.message[:120])} | `{short_fingerprint(f.fingerprint)}` |")
         for f in failures[:3]:
             out.append("")
             out.append(f"<details><summary><code>{_html(f.rule)}</code>: {_html(f.message[:100])}</summary>")
@@ -65,6 +65,21 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
             out.append("```")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _whose(f: ReportFailure) -> str:
+    """The attribution with its evidence as links: `**NEW** ([main run 41](url))`."""
+    a = f.attribution
+    if a is None:
+        return "-"
+    links = [f"[{_md(e.text[:60]).replace('[', '(').replace(']', ')')}]({_url(e.url)})"
+             if e.url and e.url.startswith(("https://", "http://")) else _md(e.text[:60]) for e in a.evidence[:2]]
+    return f"**{a.headline()}**" + (f" ({'; '.join(links)})" if links else f" ({_md(a.why[:80])})")
+
+
+def _url(url: str) -> str:
+    """A URL the API gave, safe inside a Markdown link target."""
+    return visible(url, newlines=False).replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
 def split_lines(text: str) -> list[str]:
@@ -123,6 +138,8 @@ def render_github(reports: Sequence[DiagnosisReport]) -> str:
                      f"fingerprint {short_fingerprint(f.fingerprint)})")
             if f.history is not None and f.history.text():
                 body += f"\n{f.history.text()}"
+            if f.attribution is not None:
+                body += f"\n{f.attribution.headline()}: {f.attribution.why}"
             out.append(f"::error {','.join(props)}::{_escape_data(body)}")
     return "\n".join(out[:MAX_ANNOTATIONS]) + ("\n" if out else "")
 

@@ -88,6 +88,14 @@ class Attribution(BaseModel):
     why: str
     evidence: list[Evidence] = Field(default_factory=list)
 
+    def headline(self) -> str:
+        """`NEW`, `INHERITED`, …, or `NOT ENOUGH EVIDENCE`."""
+        return "NOT ENOUGH EVIDENCE" if self.label == "unknown" else self.label.upper()
+
+    def links(self) -> list[str]:
+        """Where the evidence is: run URLs, or `history row N`."""
+        return [e.url or (f"history row {e.row}" if e.row is not None else e.text) for e in self.evidence]
+
 
 class ReportFailure(BaseModel):
     model_config = _CONFIG

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 __all__ = ["FORMATS", "Format", "render_text", "renderer"]
 
 _SHOW_LINES = 12
+# The change's own failures stand out; the others are someone else's.
+_LABEL_COLOUR = {"new": "red", "inherited": "cyan", "flaky": "yellow", "infra": "blue", "unknown": "white"}
 
 
 class Format(StrEnum):
@@ -58,6 +60,10 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
             title += f" test {_t(f.test)}"
         title += f" [dim]fp {short_fingerprint(f.fingerprint)}[/dim]"
         lines += [title, f"    {_t(f.message[:200])}"]
+        if f.attribution is not None:
+            colour = _LABEL_COLOUR.get(f.attribution.label, "yellow")
+            lines.append(f"    [{colour} bold]{f.attribution.headline()}[/{colour} bold]: {_t(f.attribution.why)}")
+            lines += [f"      [dim]evidence:[/dim] {_t(link)}" for link in f.attribution.links()[:3]]
         if f.history is not None and f.history.text():
             lines.append(f"    [magenta]{_t(f.history.text())}[/magenta]")
         shown = f.lines if verbose else f.lines[:_SHOW_LINES]

@@ -69,3 +69,38 @@ def test_extra_rules_directory(tmp_path) -> None:
     assert "mine.one" in {r.id for r in cat.rules}
     with pytest.raises(ConfigError, match="not found"):
         load_catalog([tmp_path / "nope"])
+
+
+def _patterns(rule: object) -> list[object]:
+    block = rule.block  # type: ignore[attr-defined]
+    found = [*rule.triggers, rule.exclude, rule.next_line, *(f.pattern for f in rule.fields_from),  # type: ignore[attr-defined]
+             block.up_while, block.up_until, block.down_while, block.down_until]
+    return [p for p in found if p is not None]
+
+
+def test_every_bundled_regex_compiles_and_its_groups_read_as_compiled() -> None:
+    """The bundled rules' regexes are not compiled when a fresh machine loads the catalog (see load_rule_files):
+    this is where they are, and where the group names read from their source are held to the compiled ones."""
+    import re
+
+    from repopilot.ci.catalog import _package_rule_files
+
+    files = _package_rule_files()
+    catalog = load_rule_files(files, tested=len(files))
+    checked = 0
+    for rule in catalog.rules:
+        for pattern in _patterns(rule):
+            read = pattern.group_names()  # type: ignore[attr-defined]
+            assert set(re.compile(pattern.pattern, pattern.flags).groupindex) == read, rule.id  # type: ignore[attr-defined]
+            checked += 1
+    assert checked > 300
+    assert load_rule_files(files) == catalog  # compiled at load or not, the same rules
+
+
+def test_a_users_bad_regex_is_still_refused_at_load(tmp_path: object) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    (folder / "mine.toml").write_text(GOOD.replace("(?P<message>.+)$", "(?P<message>.+$"))
+    with pytest.raises(ConfigError, match="bad regex"):
+        load_catalog([folder])
