@@ -112,7 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     corpus = Path(args.corpus)
     index = corpus / "index.tsv"
     if not index.is_file():
-        print(f"eval: no index.tsv in {corpus}", file=sys.stderr)
+        print(f"eval: no index.tsv in {corpus}: CORPUS is the CiDiff data set (77 failing CI logs with hand-labelled "
+              "error lines, Apache-2.0) from https://github.com/labri-progress/cidiff (folder data/, commit "
+              "3cad9e8), laid out with an index.tsv (one row per case: case, CI, format, spans) and one folder per "
+              "case holding fail.log, pass.log and groundtruth; pass its path (default: ../shared/datasets/cidiff "
+              "beside this repository). The tests never need it.", file=sys.stderr)
         return 2
     scanner = default_scanner(args.engine)
     rows: list[dict[str, float]] = []

@@ -71,6 +71,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Code below the application layer is given its runs directory instead of reading the environment.
     monkeypatch.setattr(trace_module, "_RUNS_DIR", [tmp_path / "runs"])
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # never the developer's own config file
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # nor their recorded runs
     monkeypatch.setenv("REPOPILOT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the failure history: never the developer's
     monkeypatch.delenv("REPOPILOT_HISTORY", raising=False)

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from ..ci import (
     DEFAULT_TOKEN_BUDGET,
+    LINE_CHARS,
     RENDERERS,
     DiagnosisReport,
     DownloadReport,
@@ -12,8 +13,11 @@ from ..ci import (
     Renderer,
     ReportFailure,
     ReportLine,
+    clip,
+    cut_line,
     parse_run_url,
     read_report,
+    render_markdown,
     short_fingerprint,
     split_lines,
 )
@@ -64,6 +68,7 @@ if TYPE_CHECKING:
     )
     from .memory import list_recurring, prune_history
     from .models_info import models_in
+    from .pruning import prune_runs
     from .pull_request_fixes import (
         ApprovedPullRequest,
         PullRequestHead,
@@ -92,6 +97,7 @@ __getattr__ = lazy_exports(__name__, {
                 "step_subject", "timeline"),
     "memory": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
+    "pruning": ("prune_runs",),
     "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
                            "pull_request_head"),
     "runtime": ("Observer", "apply_settings", "tool_bounds"),
@@ -102,6 +108,7 @@ __getattr__ = lazy_exports(__name__, {
 __all__ = [
     "COMMENT_MARKER",
     "DEFAULT_TOKEN_BUDGET",
+    "LINE_CHARS",
     "RENDERERS",
     "WRITE_ROLES",
     "ApprovalOutcome",
@@ -127,7 +134,9 @@ __all__ = [
     "approve_run",
     "ask",
     "budget_usage",
+    "clip",
     "comment_on_pull_request",
+    "cut_line",
     "diagnose",
     "diagnosed_run_url",
     "discover_run",
@@ -145,10 +154,12 @@ __all__ = [
     "parse_run_url",
     "permission_of",
     "prune_history",
+    "prune_runs",
     "publish_report",
     "pull_request_head",
     "read_report",
     "reject_run",
+    "render_markdown",
     "report_github_run",
     "resolve_run_url",
     "resume_run",

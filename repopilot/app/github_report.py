@@ -18,6 +18,7 @@ from ..ci import (
     failed_jobs,
     github_log_inputs,
     parse_run_url,
+    render_markdown,
 )
 from ..core import InputError, UsageError
 from .diagnosing import diagnose
@@ -40,8 +41,11 @@ class GitHubRunReport:
     nothing_to_diagnose: str | None = None
     jobs: int = 0
 
-    def render(self, fmt: str) -> str:
-        """The reports in one of the domain's formats (`markdown`, `github`, `json`)."""
+    def render(self, fmt: str, *, full_lines: bool = False) -> str:
+        """The reports in one of the domain's formats (`markdown`, `github`, `json`); in Markdown long causal
+        lines are cut and marked (`render_markdown`'s default) unless `full_lines`."""
+        if fmt == "markdown" and full_lines:
+            return render_markdown(self.reports, line_chars=None)
         return RENDERERS[fmt](self.reports)
 
 

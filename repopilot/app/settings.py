@@ -22,10 +22,15 @@ from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Reda
 from ..providers import provider_variables
 from ..telemetry import capture_content_from_env
 
-__all__ = ["CONFIG_KEYS", "Settings", "load_settings", "user_config_path"]
+__all__ = ["CONFIG_KEYS", "Settings", "default_runs_dir", "load_settings", "user_config_path"]
 
-DEFAULT_RUNS_DIR = ".runs"
+# Runs are the user's state, not the project's files: never in a work tree's `git status`, and found by
+# `approve`, `resume` and `runs` from any directory. One directory for every repository (each trace names its
+# repository); REPOPILOT_RUNS_DIR or `runs_dir` in a config file move it.
+_DEFAULT_STATE_HOME = "~/.local/state"
 DEFAULT_GITHUB_SERVER = "https://github.com"
+# less: quit at once when it fits (-F), keep colours (-R), leave the text on the screen (-X).
+DEFAULT_PAGER = "less -FRX"
 DEFAULT_HISTORY_DAYS = 90
 _OFF = ("off", "none", "no", "false", "0")
 # Environment variables that are not settings of their own but are passed to the layer that declares them.
@@ -57,6 +62,8 @@ _KEYS: dict[str, _Key] = {
     "max_line_bytes": _Key("REPOPILOT_MAX_LINE_BYTES", int),
     "max_tool_calls_per_turn": _Key("REPOPILOT_MAX_TOOL_CALLS_PER_TURN", int),
     "max_stdin_bytes": _Key("REPOPILOT_MAX_STDIN_BYTES", int),
+    # Long output on a terminal goes through it (REPOPILOT_PAGER, else the usual PAGER; `cat` turns it off).
+    "pager": _Key("REPOPILOT_PAGER", str),
     # The failure history (a SQLite file; `off` records nothing) and how many days its rows are kept.
     "history": _Key("REPOPILOT_HISTORY", Path),
     "history_days": _Key("REPOPILOT_HISTORY_DAYS", int),
@@ -67,7 +74,7 @@ CONFIG_KEYS = tuple(k for k, v in _KEYS.items() if v.in_files)
 @dataclass(frozen=True)
 class Settings:
     model: str | None = None
-    runs_dir: Path = Path(DEFAULT_RUNS_DIR)
+    runs_dir: Path = field(default_factory=lambda: default_runs_dir({}))
     rules: tuple[Path, ...] = ()
     cache_dir: Path | None = None  # None: the user's cache directory (see `scanner_cache_dir`)
     log_cache: Path | None = None
@@ -82,6 +89,7 @@ class Settings:
     max_line_bytes: int | None = None
     max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN
     max_stdin_bytes: int = MAX_STDIN_BYTES
+    pager: str = DEFAULT_PAGER
     history: Path | None = None  # None: the user's state directory (see `history_path`)
     history_days: int = DEFAULT_HISTORY_DAYS
     # Read from the environment only, never shown by `repopilot config`.
@@ -140,6 +148,11 @@ def _show(value: Any) -> str:
     if isinstance(value, tuple):
         return os.pathsep.join(str(v) for v in value) or "-"
     return str(value)
+
+
+def default_runs_dir(environ: Mapping[str, str]) -> Path:
+    """`$XDG_STATE_HOME/repopilot/runs` (default `~/.local/state/repopilot/runs`)."""
+    return Path(environ.get("XDG_STATE_HOME") or _DEFAULT_STATE_HOME).expanduser() / "repopilot" / "runs"
 
 
 def user_config_path(environ: Mapping[str, str]) -> Path:
@@ -221,6 +234,9 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
     layers = {k: (v, o) for k, (v, o) in layers.items() if v is not None}  # blank: as if not set
     values = {k: v for k, (v, _) in layers.items()}
     origins = {k: o for k, (_, o) in layers.items()}
+    values.setdefault("runs_dir", default_runs_dir(environ))
+    if "pager" not in values and environ.get("PAGER", "").strip():
+        values["pager"], origins["pager"] = environ["PAGER"], "env PAGER"
     settings = Settings(
         **values,
         github_token=environ.get("GITHUB_TOKEN") or None,

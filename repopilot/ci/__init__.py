@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .fingerprint import short_fingerprint
     from .github import NoFailedJobs, failed_jobs, github_log_inputs
     from .github_api import GitHubClient
-    from .render import RENDERERS, Renderer, split_lines
+    from .render import LINE_CHARS, RENDERERS, Renderer, clip, cut_line, render_markdown, split_lines
     from .report import DiagnosisReport, Evidence, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
     from .run_facts import RunFacts, gather_run_facts
     from .runurl import GitHubAccess, RunRef, is_run_url, parse_run_url
@@ -34,7 +34,7 @@ __getattr__ = lazy_exports(__name__, {
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
     "github_api": ("GitHubClient",),
-    "render": ("RENDERERS", "Renderer", "split_lines"),
+    "render": ("LINE_CHARS", "RENDERERS", "Renderer", "clip", "cut_line", "render_markdown", "split_lines"),
     "report": ("DiagnosisReport", "Evidence", "ReportFailure", "ReportLine", "SeenBefore", "read_report",
                "report_schema"),
     "runurl": ("GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
@@ -44,6 +44,7 @@ __getattr__ = lazy_exports(__name__, {
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
+    "LINE_CHARS",
     "MAX_STDIN_BYTES",
     "RENDERERS",
     "BaseFacts",
@@ -67,6 +68,8 @@ __all__ = [
     "Scanner",
     "SeenBefore",
     "attribute_report",
+    "clip",
+    "cut_line",
     "default_scanner",
     "diagnose_input",
     "diagnose_source",
@@ -77,6 +80,7 @@ __all__ = [
     "open_sources",
     "parse_run_url",
     "read_report",
+    "render_markdown",
     "report_schema",
     "short_fingerprint",
     "split_lines",

@@ -31,6 +31,7 @@ from ..core import (
     parse_retry_after,
     redact_text,
     retry_call,
+    waiting,
 )
 from .runurl import DEFAULT_API_URL, GitHubAccess
 
@@ -351,7 +352,8 @@ class GitHubClient:
 
     def _call(self, fn: Callable[[], _T], what: str) -> _T:
         try:
-            return retry_call(fn, self.retry, sleep=_pause)
+            with waiting(f"GitHub API: {what}"):
+                return retry_call(fn, self.retry, sleep=_pause, label="GitHub API")
         except RetriesExhausted as exc:
             last, stop = exc.last, exc.give_up
             if stop.why == "too_long":

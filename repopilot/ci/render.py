@@ -9,11 +9,16 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..core.sanitize import json_visible, visible
+from .attribution import LABEL_TEXT
 from .fingerprint import short_fingerprint
 from .paths import is_repo_relative
-from .report import DiagnosisReport, ReportFailure
+from .report import AttributionLabel, DiagnosisReport, ReportFailure
 
-__all__ = ["MAX_ANNOTATIONS", "RENDERERS", "Renderer", "render_github", "render_json", "render_markdown"]
+__all__ = ["LINE_CHARS", "MAX_ANNOTATIONS", "RENDERERS", "Renderer", "clip", "cut_line", "render_github",
+           "render_json", "render_markdown"]
+
+# A causal line longer than this is shown cut, saying so (`cut_line`); `--full-lines` shows it whole.
+LINE_CHARS = 200
 
 # The runner shows at most 10 error annotations per step (and 50 per job): a diagnose step stays within one.
 MAX_ANNOTATIONS = 10
@@ -27,8 +32,44 @@ def render_json(reports: Sequence[DiagnosisReport]) -> str:
     return json_visible(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=1)) + "\n"
 
 
-def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
-    out: list[str] = []
+def cut_line(text: str, width: int | None = LINE_CHARS) -> str:
+    """A causal line as shown: whole, or its first `width` characters, then `…` and where it was cut, so a cut
+    line is never mistaken for the whole line (`…cannot be converted to` was)."""
+    if width is None or len(text) <= width:
+        return text
+    return f"{text[:width]}… [cut at column {width} of {len(text)}]"
+
+
+def clip(text: str, width: int) -> str:
+    """A message or name shortened to `width` characters, ending in `…` when it was."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# NEW first: what the change broke is what its author must read; the rest is someone else's.
+_WHOSE_ORDER: tuple[AttributionLabel, ...] = ("new", "infra", "flaky", "inherited", "unknown")
+
+
+def _whose_section(reports: Sequence[DiagnosisReport]) -> list[str]:
+    """The failures grouped by attribution, each with its evidence links (nothing when none is attributed)."""
+    groups: dict[AttributionLabel, list[str]] = {}
+    for report in reports:
+        for f in report.identifying_failures():
+            if f.attribution is not None:
+                groups.setdefault(f.attribution.label, []).append(
+                    f"- `{_md(report.job or report.name())}`: {_md(clip(f.message, 100))} "
+                    f"(`{short_fingerprint(f.fingerprint)}`): {_whose(f)}")
+    if not groups:
+        return []
+    out = ["### RepoPilot: whose failures", ""]
+    for label in _WHOSE_ORDER:
+        if label in groups:
+            out += [f"**{LABEL_TEXT[label]}** ({len(groups[label])})", "", *groups[label][:20], ""]
+    return out
+
+
+def render_markdown(reports: Sequence[DiagnosisReport], *, line_chars: int | None = LINE_CHARS) -> str:
+    """The job summary / PR comment. Causal lines longer than `line_chars` are cut and marked (None: whole)."""
+    out: list[str] = _whose_section(reports)
     for report in reports:
         failures = report.causal_failures()
         out.append(f"### RepoPilot: `{_md(report.name())}` failed: **{report.category}**")
@@ -45,14 +86,14 @@ def render_markdown(reports: Sequence[DiagnosisReport]) -> str:
             out.append("|---|---|---|---|---|---|")
             for f in failures[:10]:
                 out.append(f"| {_whose(f)} | `{f.rule}` | {f.category} | {_md(f.where()) or '-'} "
-                           f"| {_md(f.message[:120])} | `{short_fingerprint(f.fingerprint)}` |")
+                           f"| {_md(clip(f.message, 120))} | `{short_fingerprint(f.fingerprint)}` |")
         for f in failures[:3]:
             out.append("")
-            out.append(f"<details><summary><code>{_html(f.rule)}</code>: {_html(f.message[:100])}</summary>")
+            out.append(f"<details><summary><code>{_html(f.rule)}</code>: {_html(clip(f.message, 100))}</summary>")
             out.append("")
             out.append("```text")
             for item in f.lines[:30]:
-                out.append(f"{item.line:>6} | {_code(item.text[:200])}")
+                out.append(f"{item.line:>6} | {_code(cut_line(item.text, line_chars))}")
             out.append("```")
             out.append("</details>")
             if f.history is not None and f.history.text():

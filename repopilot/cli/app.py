@@ -9,6 +9,7 @@ import typer
 
 from .. import __version__
 from .context import load_root_settings
+from .helptext import plain_help
 from .main import _DEBUG, _reader_gone
 
 __all__ = ["COMMANDS", "build_app"]
@@ -38,11 +39,12 @@ def _root(
 
 def build_app(command: str | None = None) -> typer.Typer:
     """The `repopilot` app with `command`'s module registered, or every module when it names none."""
+    plain_help()
     built = typer.Typer(
         name="repopilot",
         help="Diagnose failing CI runs and propose fixes a human approves.",
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,  # --install-completion / --show-completion (README, "Configuration")
         pretty_exceptions_enable=False,
         # Help is plain text: with rich markup, help text such as `…/runs/RUN_ID[/job/JOB_ID]` was read as a
         # closing tag (MarkupError), and flags were listed with a `<bool>` placeholder. Every sub-app says the same.

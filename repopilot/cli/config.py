@@ -7,8 +7,8 @@ import json
 
 import typer
 
-from .console import out
 from .context import settings_from
+from .table import Column, print_table
 
 __all__ = ["register"]
 
@@ -19,9 +19,8 @@ def config(as_json: bool = typer.Option(False, "--json", help="Print one JSON ob
     if as_json:
         typer.echo(json.dumps({name: {"value": value, "from": origin} for name, value, origin in rows}, indent=1))
         return
-    widths = [max(len(row[i]) for row in [("setting", "value", "from"), *rows]) for i in range(3)]
-    for row in [("setting", "value", "from"), *rows]:
-        out.print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip(), markup=False)
+    # Values and origins are paths a person must read whole: on a narrow terminal they fold, never cut.
+    print_table((Column("setting"), Column("value", fold=True), Column("from", fold=True)), rows)
 
 
 def register(app: typer.Typer) -> None:

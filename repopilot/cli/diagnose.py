@@ -28,6 +28,8 @@ def diagnose_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Every failure and all its lines (text format), "
                                  "and the whole run summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No run summary after the diagnosis."),
+    full_lines: bool = typer.Option(False, "--full-lines", help="Causal lines whole (text and markdown; default: "
+                                    "cut at 200 characters, marked `… [cut at column 200 of N]`)."),
     branch: str | None = typer.Option(None, "--branch", "-b", show_default=False, help="Without SOURCE: the "
                                       "latest failed run of this branch (default: the checked-out branch)."),
     workflow: str | None = typer.Option(None, "--workflow", "-w", show_default=False, help="Without SOURCE: "
@@ -41,7 +43,7 @@ def diagnose_command(
     the latest failed run of the current branch is fetched and diagnosed (as `gh run view --log-failed` would
     show it)."""
     run_diagnose(source, example=example, baseline=baseline, fmt=fmt, no_llm=no_llm, token_budget=token_budget,
-                 verbose=verbose, quiet=quiet, ask=Discovery(branch, workflow, run))
+                 verbose=verbose, quiet=quiet, ask=Discovery(branch, workflow, run), full_lines=full_lines)
 
 
 def register(app: typer.Typer) -> None:

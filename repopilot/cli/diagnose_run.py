@@ -17,6 +17,7 @@ from ..app import LogInput, diagnose, open_logs
 from ..core import InputError, UsageError
 from .console import err, stdin_is_terminal
 from .context import settings_from
+from .pager import page
 from .progress import download_bar, scan_bar, spinner
 from .render import Format, renderer
 from .session import reporting, summaries
@@ -30,7 +31,7 @@ EXAMPLE_LOG = "go-build-error.log"
 
 # The options the quick path reads (tests/cli/test_quick_diagnose.py holds them to the typer command's).
 QUICK_FLAGS = {"--no-llm": "no_llm", "--verbose": "verbose", "-v": "verbose", "--quiet": "quiet", "-q": "quiet",
-               "--example": "example"}
+               "--example": "example", "--full-lines": "full_lines"}
 QUICK_VALUES = {"--format": "fmt", "-f": "fmt", "--baseline": "baseline", "--token-budget": "token_budget",
                 "--branch": "branch", "-b": "branch", "--workflow": "workflow", "-w": "workflow", "--run": "run"}
 # Options that choose a run to discover (only without SOURCE): left to the typer command, which checks them.
@@ -127,16 +128,17 @@ def _discovered(settings: Settings, ask: Discovery | None) -> str:
 
 def run_diagnose(source: str | None, *, example: bool = False, baseline: str | None = None,
                  fmt: Format = Format.text, no_llm: bool = False, token_budget: int | None = None,
-                 verbose: bool = False, quiet: bool = False, ask: Discovery | None = None) -> None:
+                 verbose: bool = False, quiet: bool = False, ask: Discovery | None = None,
+                 full_lines: bool = False) -> None:
     """Diagnose SOURCE (None: stdin when it is piped, else the latest failed run of the GitHub checkout here, or
     the run `ask` chooses) or the bundled example, print the reports on stdout in `fmt`, then the run summary on
     stderr."""
     with summaries(verbose=verbose, quiet=quiet):
-        _diagnose(source, example, ask, baseline, fmt, no_llm, token_budget, verbose)
+        _diagnose(source, example, ask, baseline, fmt, no_llm, token_budget, verbose, full_lines)
 
 
 def _diagnose(source: str | None, example: bool, ask: Discovery | None, baseline: str | None, fmt: Format,
-              no_llm: bool, token_budget: int | None, verbose: bool) -> None:
+              no_llm: bool, token_budget: int | None, verbose: bool, full_lines: bool) -> None:
     settings = settings_from(token_budget=token_budget)
     inputs, named = _inputs(source, example, ask, settings)
     base = None
@@ -147,6 +149,10 @@ def _diagnose(source: str | None, example: bool, ask: Discovery | None, baseline
         base = bases[0]
     reports = diagnose(inputs, settings, baseline=base, no_llm=no_llm, observer=reporting, progress=scan_bar,
                        goal=f"diagnose {named}")
-    # What typer.echo did: the text, flushed (no ANSI codes to strip: the renderers style only on a terminal).
-    sys.stdout.write(renderer(fmt, verbose=verbose)(reports))
-    sys.stdout.flush()
+    rendered = renderer(fmt, verbose=verbose, full_lines=full_lines)(reports)
+    if fmt is Format.text:
+        page(rendered, settings.pager)  # long text on a terminal goes through the pager
+    else:  # a format for machines is never paged
+        # What typer.echo did: the text, flushed (no ANSI codes to strip: the renderers style only on a terminal).
+        sys.stdout.write(rendered)
+        sys.stdout.flush()

@@ -77,6 +77,8 @@ def report(
                                           "annotations)."),
     model: str = typer.Option("", "--model", envvar="REPOPILOT_MODEL", show_default=False,
                               help="provider:model to consult when the rules are unsure (default: rules only)."),
+    full_lines: bool = typer.Option(False, "--full-lines", help="Causal lines whole in the report and comment "
+                                    "(default: cut at 200 characters, marked `… [cut at column 200 of N]`)."),
 ) -> None:
     """Diagnose a run's failed jobs for the GitHub Action: job summary, annotations, optional PR comment."""
     with summaries():
@@ -98,7 +100,7 @@ def report(
             _write_summary(summary_file, f"### RepoPilot\n\nNothing to diagnose: {found.nothing_to_diagnose}.\n")
             err.print(f"repopilot: {found.nothing_to_diagnose}; nothing to report", markup=False)
             return
-        markdown = found.render("markdown")
+        markdown = found.render("markdown", full_lines=full_lines)
         _write_summary(summary_file, markdown)
         if annotations:
             sys.stdout.write(visible(found.render("github")))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import Redactor, RepoPilotError, RunError, UserError, install_redactor, redact_text
 from .console import err
 from .context import forget_settings, load_root_settings
+from .progress import wait_spinner
 from .session import forget_runs, last_run
 
 if TYPE_CHECKING:
@@ -115,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Standalone mode lets typer print usage errors (exit 2); our own errors come through as exceptions.
         args = sys.argv[1:] if argv is None else argv
-        _invoke(args)
+        with wait_spinner():
+            _invoke(args)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if code == _TYPER_INTERRUPTED:

@@ -9,7 +9,17 @@ from enum import StrEnum
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..app import RENDERERS, DiagnosisReport, Renderer, short_fingerprint, split_lines
+from ..app import (
+    LINE_CHARS,
+    RENDERERS,
+    DiagnosisReport,
+    Renderer,
+    clip,
+    cut_line,
+    render_markdown,
+    short_fingerprint,
+    split_lines,
+)
 from .console import out
 from .console import shown as _t  # untrusted text in markup: sanitised, then `[...]` escaped
 
@@ -30,7 +40,7 @@ class Format(StrEnum):
     github = "github"
 
 
-def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
+def _text_markup(report: DiagnosisReport, *, verbose: bool, line_chars: int | None) -> list[str]:
     cat = report.category
     colour = "green" if cat == "unknown" else "red"
     head = f"[bold]{_t(report.name())}[/bold]: [{colour} bold]{cat}[/{colour} bold] (decided by {report.decided_by}"
@@ -42,7 +52,7 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
     lines = [head + ")"]
     step = report.failing_step
     if step is not None and step.name:
-        lines.append(f"  failing step: {_t(step.name[:100])} (line {step.line}, exit {step.exit_code})")
+        lines.append(f"  failing step: {_t(clip(step.name, 100))} (line {step.line}, exit {step.exit_code})")
     if report.summary:
         lines.append(f"  model: {_t(report.summary, newlines=True)}")
     if report.model_note:
@@ -59,7 +69,7 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
         if f.test:
             title += f" test {_t(f.test)}"
         title += f" [dim]fp {short_fingerprint(f.fingerprint)}[/dim]"
-        lines += [title, f"    {_t(f.message[:200])}"]
+        lines += [title, f"    {_t(clip(f.message, LINE_CHARS))}"]
         if f.attribution is not None:
             colour = _LABEL_COLOUR.get(f.attribution.label, "yellow")
             lines.append(f"    [{colour} bold]{f.attribution.headline()}[/{colour} bold]: {_t(f.attribution.why)}")
@@ -67,7 +77,7 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
         if f.history is not None and f.history.text():
             lines.append(f"    [magenta]{_t(f.history.text())}[/magenta]")
         shown = f.lines if verbose else f.lines[:_SHOW_LINES]
-        lines += [f"    [dim]{item.line:>7} │[/dim] {_t(item.text[:200])}" for item in shown]
+        lines += [f"    [dim]{item.line:>7} │[/dim] {_t(cut_line(item.text, line_chars))}" for item in shown]
         if len(f.lines) > len(shown):
             lines.append(f"    [dim]        … {len(f.lines) - len(shown)} more lines[/dim]")
         if f.repeats > 1:
@@ -87,12 +97,14 @@ def _text_markup(report: DiagnosisReport, *, verbose: bool) -> list[str]:
     return lines
 
 
-def render_text(reports: Sequence[DiagnosisReport], *, verbose: bool = False, console: Console | None = None) -> str:
-    """The terminal view of the reports, with colour when `console` (default: stdout's) is a terminal."""
+def render_text(reports: Sequence[DiagnosisReport], *, verbose: bool = False, console: Console | None = None,
+                line_chars: int | None = LINE_CHARS) -> str:
+    """The terminal view of the reports, with colour when `console` (default: stdout's) is a terminal; causal
+    lines longer than `line_chars` are cut and marked (None: whole)."""
     console = console or out
     with console.capture() as captured:
         for report in reports:
-            for line in _text_markup(report, verbose=verbose):
+            for line in _text_markup(report, verbose=verbose, line_chars=line_chars):
                 console.print(line)
     return captured.get()
 
@@ -100,5 +112,11 @@ def render_text(reports: Sequence[DiagnosisReport], *, verbose: bool = False, co
 FORMATS: dict[Format, Renderer] = {Format.text: render_text, **{Format(k): v for k, v in RENDERERS.items()}}
 
 
-def renderer(fmt: Format, *, verbose: bool = False) -> Renderer:
-    return partial(render_text, verbose=True) if fmt is Format.text and verbose else FORMATS[fmt]
+def renderer(fmt: Format, *, verbose: bool = False, full_lines: bool = False) -> Renderer:
+    """The renderer of `fmt`; `full_lines` shows long causal lines whole in text and Markdown."""
+    chars = None if full_lines else LINE_CHARS
+    if fmt is Format.text:
+        return partial(render_text, verbose=verbose, line_chars=chars)
+    if fmt is Format.markdown:
+        return partial(render_markdown, line_chars=chars)
+    return FORMATS[fmt]

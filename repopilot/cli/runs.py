@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
-from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from ..app import (
     budget_usage,
     export_run,
     format_duration,
+    prune_runs,
     read_report,
     shorten,
     step_outcome,
@@ -24,11 +25,13 @@ from ..app import (
     timeline,
 )
 from ..core import ConfigError, InputError, RunTrace, Step, UsageError, list_traces, load_trace, redact, runs_dir
-from ..core.sanitize import json_visible, visible
+from ..core.sanitize import json_visible
 from .console import diff_view, err, out, shown, stdout_is_terminal
 from .context import settings_from
+from .pager import paged
 from .progress import spinner
 from .summary import format_cost, summary_lines
+from .table import Column, print_table
 
 __all__ = ["register"]
 
@@ -67,41 +70,22 @@ def _resolve(run_id: str, db: str | None = None) -> RunTrace:
     if run_id == LATEST:
         newest = next(iter(list_traces()), None)
         if newest is None:
-            raise InputError(f"no runs recorded in {runs_dir()}/ yet")
+            raise InputError(_no_runs())
         return newest
     return load_trace(run_id)
 
 
-def _print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),
-                 flexible: int = -1, styles: Sequence[Sequence[str]] | None = None) -> None:
-    """A rich table on a terminal; aligned plain columns when piped (easy to cut and grep). On a narrow
-    terminal the `flexible` column (free text) is cut with an ellipsis; the others keep one line each."""
-    if stdout_is_terminal():
-        table = Table(show_edge=False, pad_edge=False, header_style="bold")
-        flex = flexible % len(headers)
-        widest = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
-        # The free-text column gets what the others leave; on a terminal too narrow for that, rich folds.
-        room = out.width - (sum(widest) - widest[flex]) - 3 * (len(headers) - 1)
-        fits = room >= 12
-        for i, h in enumerate(headers):
-            if not fits:
-                table.add_column(h, justify="right" if i in right else "left", overflow="fold")
-            elif i == flex:
-                table.add_column(h, no_wrap=True, overflow="ellipsis", max_width=room)
-            else:
-                table.add_column(h, justify="right" if i in right else "left", no_wrap=True, min_width=widest[i])
-        for r, row in enumerate(rows):
-            cells = [shown(c, newlines=False) for c in row]
-            if styles:
-                cells = [f"[{st}]{c}[/{st}]" if st else c for c, st in zip(cells, styles[r], strict=False)]
-            table.add_row(*cells)
-        out.print(table)
-        return
-    rows = [[visible(c, newlines=False) for c in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    for row in [list(headers), *rows]:
-        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        typer.echo("  ".join(cells).rstrip())
+def _no_runs() -> str:
+    # Earlier versions recorded runs in `.runs/` of the directory they ran in; say where they are.
+    legacy = Path(".runs")
+    old = (f" (runs recorded by earlier versions are in ./{legacy}: REPOPILOT_RUNS_DIR={legacy} repopilot runs "
+           "list)") if legacy.is_dir() and legacy.resolve() != runs_dir().resolve() else ""
+    return f"no runs recorded in {runs_dir()}/ yet{old}"
+
+
+def _status(status: str) -> str:
+    """Statuses short enough for a table at 80 columns (the whole status is in `runs show`)."""
+    return status.replace("budget_exhausted:", "budget:").replace("awaiting_approval", "awaiting")
 
 
 def _tokens(trace: RunTrace) -> str:
@@ -134,16 +118,26 @@ def runs_list(
         }) for t in traces], indent=1)))
         return
     if not traces:
-        err.print(f"no runs recorded in {'the service database' if db else str(runs_dir()) + '/'} yet", markup=False)
+        err.print("no runs recorded in the service database yet" if db else _no_runs(), markup=False)
         return
-    headers = ["run id", "started", "command", "goal", "status", "model", "steps", "tokens", "cost", "duration"]
     rows, styles = [], []
     for t in traces:
         started = (t.started_at or "").replace("T", " ").rstrip("Z")[5:16]  # MM-DD HH:MM, the year is noise
         rows.append([t.run_id, started, t.command, shorten(redact(t.goal), 48), t.status, t.model or "-",
                      str(t.totals.steps), _tokens(t), _cost(t), format_duration(t.totals.duration_ms)])
         styles.append(["bold", "", "", "", _STATUS_STYLE.get(t.status, "yellow"), "", "", "", "", ""])
-    _print_table(headers, rows, right=(6, 7, 8, 9), flexible=3, styles=styles)
+    print_table(_RUN_COLUMNS, rows, styles=styles)
+
+
+# At 80 columns: id, command, goal and status; the run id already says when it started.
+_RUN_COLUMNS = (Column("run id"), Column("started", drop=1), Column("command"), Column("goal", flexible=True),
+                Column("status", cap=16, short=_status), Column("model", drop=3, cap=24),
+                Column("steps", right=True, drop=4),
+                Column("tokens", right=True, drop=6), Column("cost", right=True, drop=5),
+                Column("duration", right=True, drop=2))
+_STEP_COLUMNS = (Column("#", right=True), Column("start", right=True, drop=2), Column("type"),
+                 Column("tool / model", cap=24), Column("took", right=True, drop=1),
+                 Column("tokens", right=True, drop=3), Column("result or error", flexible=True))
 
 
 # -- runs show ------------------------------------------------------------------------------------------------
@@ -204,6 +198,11 @@ def runs_show(
     if as_json:
         typer.echo(json_visible(trace.model_dump_json(indent=1)))
         return
+    with paged(settings_from().pager):
+        _show_run(trace)
+
+
+def _show_run(trace: RunTrace) -> None:
     head = f"run {trace.run_id} · {trace.command} · {trace.status}"
     _print_bold(head)
     out.print(f"goal: {trace.goal}", markup=False)
@@ -213,8 +212,7 @@ def runs_show(
         rows = [_step_row(p.step, p.start_ms) for p in placed]
         styles = [["", "", _TYPE_STYLE.get(p.step.type, ""), "", "", "", "red" if p.step.error else ""]
                   for p in placed]
-        _print_table(["#", "start", "type", "tool / model", "took", "tokens", "result or error"], rows,
-                     right=(0, 1, 4, 5), styles=styles)
+        print_table(_STEP_COLUMNS, rows, styles=styles)
     else:
         out.print("(no steps recorded)", markup=False)
     decisions = [s for s in trace.steps if s.type in ("decision", "approval")]
@@ -239,6 +237,33 @@ def runs_show(
     width = max(len(k) for k, _ in lines)
     for key, value in lines:
         out.print(f"{key.rjust(width)}  {value}", markup=False)
+
+
+# -- runs prune -----------------------------------------------------------------------------------------------
+_UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+
+
+def _age(text: str) -> timedelta:
+    match = re.fullmatch(r"(\d{1,5})([mhdw])", text.strip())
+    if match is None:
+        raise UsageError(f"--older-than {text!r}: give an age such as 30d, 12h, 2w or 90m")
+    return int(match[1]) * _UNITS[match[2]]
+
+
+def runs_prune(
+    older_than: str | None = typer.Option(None, "--older-than", metavar="AGE",
+                                          help="Delete runs started longer ago than AGE: 90m, 12h, 30d, 2w."),
+    keep: int | None = typer.Option(None, "--keep", min=0, metavar="N", help="Keep only the newest N runs."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be deleted; delete nothing."),
+) -> None:
+    """Delete old recorded runs. Runs awaiting approval or in use are always kept."""
+    done = prune_runs(older_than=_age(older_than) if older_than is not None else None, keep=keep,
+                      dry_run=dry_run)
+    verb = "would delete" if dry_run else "deleted"
+    for trace in done.deleted:
+        out.print(f"{verb} {trace.run_id}  {trace.command}  {trace.status}", markup=False)
+    kept = f"; kept {done.kept_pending} awaiting approval or in use" if done.kept_pending else ""
+    err.print(f"{verb} {len(done.deleted)} runs in {runs_dir()}/{kept}", markup=False)
 
 
 # -- trace export ---------------------------------------------------------------------------------------------
@@ -297,10 +322,11 @@ def trace_export(
 
 
 def register(app: typer.Typer) -> None:
-    runs_app = typer.Typer(help="Recorded runs: list them, show one as a timeline.", no_args_is_help=True,
-                           rich_markup_mode=None)
+    runs_app = typer.Typer(help="Recorded runs: list them, show one as a timeline, prune old ones.",
+                           no_args_is_help=True, rich_markup_mode=None)
     runs_app.command("list")(runs_list)
     runs_app.command("show")(runs_show)
+    runs_app.command("prune")(runs_prune)
     app.add_typer(runs_app, name="runs")
     trace_app = typer.Typer(help="Export a recorded run: an HTML page, OpenTelemetry spans.", no_args_is_help=True,
                             rich_markup_mode=None)

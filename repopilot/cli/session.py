@@ -61,7 +61,7 @@ def _print_one(rec: TraceRecorder, *, verbose: bool, quiet: bool) -> None:
     except (OSError, UserError):
         trace = rec.trace
     if not quiet:
-        if verbose or trace.totals.model_calls or trace.model:
+        if verbose or trace.totals.model_calls:  # a model was used: what it cost matters
             print_summary(trace, rec.path)
         else:
             print_summary_line(trace)

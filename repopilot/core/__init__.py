@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         trace_path,
         use_runs_dir,
     )
+    from .waits import listen_for_waits, waiting
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
@@ -79,6 +80,7 @@ __getattr__ = lazy_exports(__name__, {
         "RunTrace", "Step", "TraceListener", "TraceRecorder", "list_traces", "load_trace", "read_trace",
         "restore_trace", "run_lock", "runs_dir", "trace_path", "use_runs_dir"
     ),
+    "waits": ("listen_for_waits", "waiting"),
 })
 
 __all__ = [
@@ -132,6 +134,7 @@ __all__ = [
     "diff_sha256",
     "install_redactor",
     "list_traces",
+    "listen_for_waits",
     "load_messages",
     "load_trace",
     "parse_retry_after",
@@ -146,4 +149,5 @@ __all__ = [
     "trace_path",
     "use_runs_dir",
     "using_redactor",
+    "waiting",
 ]

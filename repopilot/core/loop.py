@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from .messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Us
 from .model import Model, TextCallback
 from .tools import ToolContext, ToolRegistry
 from .trace import RunTrace, TraceRecorder
+from .waits import waiting
 
 __all__ = ["Agent", "RunResult", "dump_messages", "load_messages"]
 
@@ -183,9 +185,12 @@ class Agent:
         self._elide_if_needed()
         specs = self.tools.specs if with_tools else []
         started = time.monotonic()
+        # Streamed text shows progress by itself; otherwise whoever shows waits says what this one is.
+        wait = nullcontext() if self.on_text is not None else waiting(f"waiting for the model {self.model.model}")
         try:
-            resp = self.model.chat(self.messages, specs, on_text=self.on_text,
-                                   deadline=deadline or self.tracker.deadline())
+            with wait:
+                resp = self.model.chat(self.messages, specs, on_text=self.on_text,
+                                       deadline=deadline or self.tracker.deadline())
         except RepoPilotError as exc:
             # Recorded here, where the duration is known; whoever catches it only decides the run's status.
             self.rec.step("error", model=self.model.model, error=str(exc), duration_ms=_ms(started),

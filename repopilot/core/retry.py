@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal, TypeVar
 
+from .waits import waiting
+
 __all__ = ["RETRYABLE_STATUS", "GiveUp", "RetriesExhausted", "Retry", "RetryPolicy", "parse_retry_after",
            "retry_call"]
 
@@ -109,8 +111,9 @@ class RetryPolicy:
 def retry_call(attempt: Callable[[], _T], policy: RetryPolicy, *, deadline: float | None = None,
                sleep: Callable[[float], None] = time.sleep,
                on_retry: Callable[[int, Retry, float], Any] | None = None,
-               clock: Callable[[], float] = time.monotonic) -> _T:
-    """`attempt()` until it returns, retrying on `Retry` as `policy` says; RetriesExhausted when it gives up."""
+               clock: Callable[[], float] = time.monotonic, label: str = "") -> _T:
+    """`attempt()` until it returns, retrying on `Retry` as `policy` says; RetriesExhausted when it gives up.
+    Each pause is announced (`core.waits`) with `label`, what is being retried."""
     retry_number = 0
     waited = 0.0  # server-asked seconds already waited in this call
     while True:
@@ -127,4 +130,6 @@ def retry_call(attempt: Callable[[], _T], policy: RetryPolicy, *, deadline: floa
                 on_retry(retry_number, exc, wait)
             if asked:
                 waited += wait
-            sleep(wait)
+            with waiting(f"{label + ': ' if label else ''}{exc.reason}{f' (HTTP {exc.status})' if exc.status else ''}"
+                         f"; retry {retry_number} of {policy.max_retries} in {wait:.0f}s"):
+                sleep(wait)

@@ -245,7 +245,8 @@ class HttpClient:
                                       "error": f"HTTP {exc.status}" if exc.status else exc.detail})
 
         try:
-            return retry_call(attempt, self.retry, deadline=deadline, sleep=self.sleep, on_retry=record)
+            return retry_call(attempt, self.retry, deadline=deadline, sleep=self.sleep, on_retry=record,
+                              label=self.provider)
         except RetriesExhausted as exc:
             last, stop = exc.last, exc.give_up
             note = f" after {stop.retries} retr{'y' if stop.retries == 1 else 'ies'}" if stop.retries else ""

@@ -61,10 +61,26 @@ def find_applied(root: Path, run_id: str, sha256: str) -> str | None:
                         "delete or rename it, then approve again")
 
 
+_SUBJECT = 72 - len("repopilot: ")  # git's customary subject width, prefix included
+
+
+def _subject(first_line: str) -> str:
+    """The first sentence when it fits, else the line cut at a word boundary with `…`."""
+    sentence = re.split(r"(?<=[.!?])\s", first_line, maxsplit=1)[0]
+    if len(sentence) <= _SUBJECT:
+        return sentence
+    cut = first_line[: _SUBJECT - 1].rsplit(" ", 1)[0] if " " in first_line[: _SUBJECT - 1] else \
+        first_line[: _SUBJECT - 1]
+    return cut.rstrip(" ,;:") + "…"
+
+
 def _message(run_id: str, sha256: str, explanation: str, who: str) -> str:
-    lines = [ln.strip() for ln in explanation.strip().splitlines() if ln.strip()]
-    subject = (lines[0] if lines else "proposed fix")[:72]
-    body = "\n".join(lines[1:])
+    """Subject, then the whole explanation as the model wrote it (paragraphs kept; nothing cut off), then the
+    trailers. The body repeats the first line unless the subject is all of it."""
+    text = "\n".join(line.rstrip() for line in explanation.strip().splitlines())
+    first, _, rest = text.partition("\n")
+    subject = _subject(first.strip()) if first.strip() else "proposed fix"
+    body = rest.strip("\n") if subject == first.strip() else text
     parts = [f"repopilot: {subject}"]
     if body:
         parts.append(body)

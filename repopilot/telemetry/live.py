@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
-from ..core import ConfigError, Model, RunTrace, Step, TraceRecorder, redact_text
+from ..core import ConfigError, Model, RunTrace, Step, TraceRecorder, redact_text, waiting
 from .otlp import INSTALL_HINT, make_tracer_provider, require_sdk, start_span, traces_url
 from .spans import (
     SpanPlan,
@@ -122,8 +122,9 @@ class LiveSpanExporter:
             self._root.set_status(otel.Status(otel.StatusCode.ERROR, kind))
         self._root.end(end_time=now)
         self._closed = True
-        flushed = self._provider.force_flush(_FLUSH_TIMEOUT_MS)
-        self._provider.shutdown()
+        with waiting("sending the run's spans to the OTLP endpoint"):
+            flushed = self._provider.force_flush(_FLUSH_TIMEOUT_MS)
+            self._provider.shutdown()
         if self.failures or not flushed:
             problem = "; ".join(self.failures[:3]) or "timed out flushing spans"
             raise RuntimeError(f"OTLP live export failed: {problem}")

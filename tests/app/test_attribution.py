@@ -79,3 +79,15 @@ def test_without_any_evidence_it_says_so(tmp_path: Path, capsys: pytest.CaptureF
     log.write_text(SCENARIOS["go: new (main passes)"].runs[1].attempts[0][0].log or "")
     assert main(["diagnose", str(log), "--no-llm"]) == 0
     assert "NOT ENOUGH EVIDENCE" in capsys.readouterr().out
+
+
+def test_the_job_summary_groups_failures_by_attribution_new_first(tmp_path: Path) -> None:
+    from repopilot.ci import RENDERERS
+
+    reports, _ = attribute_scenario(SCENARIOS["mixture: new, inherited and infra in one run"], tmp_path)
+    markdown = RENDERERS["markdown"](reports)
+    new = markdown.index("**NEW: most likely caused by this change** (1)")
+    infra = markdown.index("**INFRA: the runner or the network failed, not the code** (1)")
+    inherited = markdown.index("**INHERITED: the base branch already fails this way** (1)")
+    assert new < infra < inherited < markdown.index("### RepoPilot: `")
+    assert "(https://github.com/acme/shop/actions/runs/1/job/1101)" in markdown[inherited:]

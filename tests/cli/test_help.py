@@ -3,6 +3,7 @@ crashed with a rich MarkupError because `[/job/JOB_ID]` in its help was read as 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -35,3 +36,5 @@ def test_help_exits_0_without_placeholders(path: list[str], capsys: pytest.Captu
     out, err = capsys.readouterr()
     assert "Usage:" in out and err == ""
     assert "<bool>" not in out and "internal error" not in out
+    # No typer placeholders: `SOURCE` and `--repo PATH`, not `{source}`, `<str>` or `<int range>`.
+    assert not re.search(r"<\w[\w ]*>|\{\w+\}", out), out

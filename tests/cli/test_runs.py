@@ -142,9 +142,10 @@ def test_html_to_stdout_and_usage_errors(two_runs: tuple[RunTrace, RunTrace], tm
 
 def test_tables_use_rich_on_a_terminal(two_runs: tuple[RunTrace, RunTrace], monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from repopilot.cli import runs
+    from repopilot.cli import runs, table
 
     monkeypatch.setattr(runs, "stdout_is_terminal", lambda: True)
+    monkeypatch.setattr(table, "stdout_is_terminal", lambda: True)
     monkeypatch.setattr(runs.out, "width", 200)
     assert main(["runs", "list"]) == 0
     text = capsys.readouterr().out

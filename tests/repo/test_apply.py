@@ -99,3 +99,20 @@ def test_works_without_a_git_identity(git_repo: Path, monkeypatch: pytest.Monkey
         monkeypatch.delenv(var, raising=False)
     applied = _apply(git_repo)
     assert "RepoPilot" in _git(git_repo, "log", "-1", "--format=%an %cn", applied.commit)
+
+
+def test_the_commit_keeps_the_whole_explanation() -> None:
+    """Issue 13: a long first line was cut at 72 characters mid-sentence and the rest was lost."""
+    from repopilot.repo.apply import _message
+
+    long_first = ("add() subtracts its arguments instead of adding them, so every caller that sums two prices "
+                  "gets a negative total; make it add.")
+    msg = _message("r1", "abc", f"{long_first}\n\nThe failing test expects add(2, 3) == 5.\n  - indented", "me")
+    subject, body = msg.split("\n\n", 1)
+    assert subject == "repopilot: add() subtracts its arguments instead of adding them, so…"
+    assert len(subject) <= 72
+    assert body.startswith(long_first + "\n\nThe failing test expects add(2, 3) == 5.\n  - indented\n\n")
+    short = _message("r1", "abc", "Make add() add. It subtracted.\n\nWhy: the test.", "me")
+    assert short.startswith("repopilot: Make add() add.\n\nMake add() add. It subtracted.\n\nWhy: the test.\n\n")
+    fits = _message("r1", "abc", "Make add() add.\n\nWhy: the test.", "me")
+    assert fits.startswith("repopilot: Make add() add.\n\nWhy: the test.\n\nRepoPilot-Run: r1\n")
