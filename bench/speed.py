@@ -19,10 +19,11 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
 - `inproc`: `diagnose_input()` in a child process (scanner built beforehand): scan, diagnosis, excerpt;
 - `whole`: `repopilot diagnose FILE --format json --no-llm` as a user runs it (process start, imports, trace
   write, JSON out), with its peak RSS (wait4).
-The table shows medians (seconds) and the median of the per-run ratios whole/grep and inproc/grep. Then one
-stage profile per log (in process, the last run): cleaning (ANSI), engine scan, line counting, flagged-line
-work, late hits, diagnosis, locator (when the diagnosis has one), excerpt, trace write. Everything also goes to
-bench/out/speed.json. The machine this runs on is shared: compare ratios from one run, not seconds across runs.
+The table shows medians (seconds) and the median of the per-run ratios whole/grep, inproc/grep and whole/hs.
+Then one stage profile per log (in process, the last run): reading and cleaning (ANSI), engine scan, line
+counting, flagged-line work, late hits, diagnosis, locator (when the diagnosis has one), excerpt, trace write.
+Everything also goes to bench/out/speed.json. The machine this runs on is shared: compare ratios from one run,
+not seconds across runs.
 """
 
 from __future__ import annotations
@@ -204,6 +205,7 @@ def _measure(path: Path, runs: int) -> dict[str, object]:
     med = {k: statistics.median(v) for k, v in rows.items()}
     ratio = {k: statistics.median(a / g for a, g in zip(rows[k], rows["grep"], strict=True) if g)
              for k in ("hs", "inproc", "whole")}
+    ratio["whole/hs"] = statistics.median(a / h for a, h in zip(rows["whole"], rows["hs"], strict=True) if h)
     return {"median": med, "ratio": ratio, "runs": rows, "stages": stages,
             "lines": report.get("lines"), "category": report.get("category"),
             "top_rule": (report.get("failures") or [{}])[0].get("rule")}  # type: ignore[union-attr]
@@ -214,7 +216,8 @@ def _print_row(name: str, mb: int, r: dict[str, object]) -> None:
     assert isinstance(med, dict) and isinstance(ratio, dict)
     print(f"{name:<12} {mb:>4} MB | grep {med['grep']:6.3f} | hs {med['hs']:6.3f} ({ratio['hs']:4.1f}x) | "
           f"in-process {med['inproc']:6.3f} ({ratio['inproc']:4.1f}x) | whole {med['whole']:6.3f} "
-          f"({ratio['whole']:4.1f}x) | peak RSS {med['rss']:5.0f} MB | {r['category']} {r['top_rule']}",
+          f"({ratio['whole']:4.1f}x; {ratio['whole/hs']:4.1f}x hs) | peak RSS {med['rss']:5.0f} MB | "
+          f"{r['category']} {r['top_rule']}",
           flush=True)
 
 

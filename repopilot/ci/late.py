@@ -24,7 +24,7 @@ _TOTAL = 128  # late hits kept over all rules
 _BUDGET = 8 * 1024 * 1024  # and their bytes
 
 
-@dataclass
+@dataclass(slots=True)
 class LateHit:
     line: int
     idxs: list[int]  # the rules flagged on the line
@@ -84,16 +84,15 @@ class LateHits:
             self._waiting.setdefault(chunk.first, []).append(item)
 
     def leaving(self, chunk: Chunk) -> list[LateHit]:
-        """The candidates on `chunk` (about to leave memory) worth checking: none when the newer ones in memory
-        could fill every place."""
+        """The candidates on `chunk` (about to leave memory) worth checking: the latest ones, as many as the newer
+        ones in memory leave places for (the others are counted)."""
         items = [i for i in self._waiting.pop(chunk.first, ()) if i.queued and i.chunk is chunk]
         newer = sum(1 for waiting in self._waiting.values() for i in waiting if i.queued)
-        if newer < _TOTAL:
-            return items
-        for i in items:
+        cut = max(0, len(items) - max(0, _TOTAL - newer))
+        for i in items[:cut]:
             i.chunk = None
             self._count(i.rule_ids[0])
-        return []
+        return items[cut:]
 
     def unchecked(self) -> list[LateHit]:
         """At the end: the candidates still in memory, in line order."""

@@ -16,7 +16,7 @@ import contextlib
 import platform
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -26,7 +26,8 @@ from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
 from .cache import cache_key, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .late import LATE_BYTES, LateHit, LateHits
-from .lines import display_text, strip_ansi_bytes
+from .lines import display_text
+from .pieces import cleaned_pieces
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
 
@@ -61,7 +62,6 @@ _EAGER = 100
 # hundred rules fire thousands of times costs what an ordinary one does. The labelled logs stay far below it.
 _EAGER_TOTAL = 300
 _MAX_LOSERS = 2000
-_MAX_LINE_BYTES = 256 * 1024
 _MAX_HITS = 20000
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 
@@ -238,33 +238,6 @@ class _HyperscanEngine(_Engine):
         return out
 
 
-def _whole_lines(stream: BinaryIO, size: int, res: ScanResult) -> Iterator[bytes]:
-    """The stream in pieces of about `size` bytes that end at a line end (the last may not); `res.size` counts
-    what was read. A line longer than a piece is kept only in part: memory stays bounded."""
-    leftover = b""
-    while True:
-        block = stream.read(size)
-        if not block:
-            if leftover:
-                yield leftover
-            return
-        res.size += len(block)
-        if not block.endswith(b"\n"):
-            # Complete the last line from the stream rather than carrying a partial line over.
-            rest = stream.readline(size)
-            res.size += len(rest)
-            block += rest
-        if leftover:
-            block, leftover = leftover + block, b""
-        if not block.endswith(b"\n"):
-            cut = block.rfind(b"\n")
-            if cut == -1:
-                leftover = block[:_MAX_LINE_BYTES]
-                continue
-            block, leftover = block[: cut + 1], block[cut + 1:]
-        yield block
-
-
 # How shells and CI systems echo a command: GitLab/plain `$ cmd`, `set -x`/Jenkins `+ cmd`, Travis
 # `travis_time:start:ID\r$ cmd`, a Jenkins stage `[Pipeline] { (Name)`.
 _COMMAND_ECHOES = (b"\n$ ", b"\n+ ", b"\r$ ", b"\n[Pipeline] { (")
@@ -328,8 +301,7 @@ class Scanner:
         state = _State(res)
         pending: tuple[list[int], dict[int, set[int]]] | None = None
         next_line = 1
-        for data in _whole_lines(stream, self.chunk_size, res):
-            cleaned = strip_ansi_bytes(data)
+        for cleaned in cleaned_pieces(stream, self.chunk_size, res):
             order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
             chunk = Chunk(cleaned, next_line, newlines)
             for n, offset in anchors:
