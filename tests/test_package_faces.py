@@ -66,3 +66,10 @@ def test_no_layer_reaches_past_another_face() -> None:
                     and node.module not in PAST_THE_FACE):
                 past.append(f"{path.relative_to(ROOT)}: {node.module}")
     assert past == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_declared_name_resolves(package: str) -> None:
+    # The faces are lazy (PEP 562): a name in `__all__` that the lazy table lost would only fail at run time.
+    face = importlib.import_module(f"repopilot.{package}")
+    assert [name for name in face.__all__ if not hasattr(face, name)] == []
