@@ -341,7 +341,17 @@ def list_traces(directory: Path | None = None) -> Iterator[RunTrace]:
     d = directory or runs_dir()
     if not d.is_dir():
         return
-    for path in sorted(d.glob("*.json"), reverse=True):
+    # Run ids sort by the second they began; two runs begun in one second are ordered by their ids' random part,
+    # so the id alone cannot say which is newer. The newest is the one whose id's second is latest, then the one
+    # written last.
+    def newest_first(path: Path) -> tuple[str, int, str]:
+        try:
+            written = path.stat().st_mtime_ns
+        except OSError:
+            written = 0
+        return path.stem[:15], written, path.stem
+
+    for path in sorted(d.glob("*.json"), key=newest_first, reverse=True):
         try:
             yield _load(path.stem, path)[0]
         except (OSError, UserError):
