@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .command import find_command, log_lines
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
-    from .failure_history import FailureRow, HistoryStore, Recurring, RunRecord
+    from .failure_history import FailureRow, HistoryRow, HistoryStore, Recurring, RunRecord
     from .fingerprint import short_fingerprint
     from .github import NoFailedJobs, failed_jobs, github_log_inputs
     from .github_api import GitHubClient
@@ -31,7 +31,7 @@ __getattr__ = lazy_exports(__name__, {
     "run_facts": ("RunFacts", "gather_run_facts"),
     "engine": ("default_scanner", "diagnose_input", "diagnose_source"),
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
-    "failure_history": ("FailureRow", "HistoryStore", "Recurring", "RunRecord"),
+    "failure_history": ("FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunRecord"),
     "fingerprint": ("short_fingerprint",),
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
@@ -56,6 +56,7 @@ __all__ = [
     "FailureRow",
     "GitHubAccess",
     "GitHubClient",
+    "HistoryRow",
     "HistoryStore",
     "JobFacts",
     "LogInput",
