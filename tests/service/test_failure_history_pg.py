@@ -82,7 +82,7 @@ def test_concurrent_workers_lose_nothing(database: str) -> None:
                     store.record_many([_run(f"{prefix}{i}", f"c{i}", [FP_A, f"{prefix}{i:015d}"[-16:]])])
                 else:
                     store.record_many([_run(f"{prefix}{i}", f"c{i}", [], conclusion="success")])
-        except BaseException as exc:  # noqa: BLE001  (reported below, in the test's thread)
+        except BaseException as exc:  # reported below, in the test's thread
             errors.append(exc)
 
     threads = [threading.Thread(target=write, args=a) for a in (("fail", "x"), ("fail", "y"), ("pass", "p"),
