@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         report_github_run,
         resolve_run_url,
     )
+    from .handoff import HandOff, HandOffTarget, hand_off, remote_target
     from .history import (
         budget_usage,
         export_run,
@@ -94,6 +95,7 @@ __getattr__ = lazy_exports(__name__, {
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
+    "handoff": ("HandOff", "HandOffTarget", "hand_off", "remote_target"),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "memory": ("list_recurring", "prune_history"),
@@ -121,6 +123,8 @@ __all__ = [
     "DownloadReport",
     "FixOutcome",
     "GitHubRunReport",
+    "HandOff",
+    "HandOffTarget",
     "LogInput",
     "Observer",
     "Published",
@@ -146,6 +150,7 @@ __all__ = [
     "fix_pull_request",
     "format_duration",
     "github_logs",
+    "hand_off",
     "installation_token",
     "list_recurring",
     "load_proposal",
@@ -164,6 +169,7 @@ __all__ = [
     "receipt_markdown",
     "receipts_of",
     "reject_run",
+    "remote_target",
     "render_markdown",
     "report_github_run",
     "resolve_run_url",
