@@ -23,6 +23,7 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
   so the row also shows the CPU seconds of all its processes, and peak memory three ways (sampled from /proc):
   the process tree's RSS with the pages a fork shares counted once (the headline), the plain sum of its
   processes' RSS (shared pages counted in each), and the largest process's own (wait4);
+- `one process`: the same with REPOPILOT_SCAN_WORKERS=1 (one pass, no workers): time, CPU and peak RSS;
 - `fixed`: the same command on the first 12 KB of a real log: what any run costs (start-up, imports, the catalog,
   the trace), the floor under `whole` whatever the log's size.
 The table shows medians (seconds) and the median of the per-run ratios whole/grep, inproc/grep, fixed/grep and
@@ -222,11 +223,13 @@ class _TreeMemory:
         self._thread.join()
 
 
-def _whole(path: Path, runs_dir: str) -> dict[str, object]:
+def _whole(path: Path, runs_dir: str, workers: int | None = None) -> dict[str, object]:
     """One `repopilot diagnose` process: seconds, CPU seconds (its workers included), peak RSS of its largest
     process (wait4), peak RSS and PSS summed over its processes (sampled), and its report."""
     exe = shutil.which("repopilot", path=str(Path(sys.executable).parent)) or "repopilot"
     env = {**os.environ, "REPOPILOT_RUNS_DIR": runs_dir}
+    if workers is not None:
+        env["REPOPILOT_SCAN_WORKERS"] = str(workers)
     env.pop("REPOPILOT_MODEL", None)
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
@@ -252,7 +255,7 @@ def _whole(path: Path, runs_dir: str) -> dict[str, object]:
 def _measure(path: Path, runs: int, small: Path) -> dict[str, object]:
     _warm(path)
     rows: dict[str, list[float]] = {k: [] for k in ("grep", "hs", "inproc", "whole", "cpu", "rss", "rss_sum",
-                                                    "tree", "fixed")}
+                                                    "tree", "fixed", "one", "one_cpu", "one_rss")}
     stages: dict[str, float] = {}
     report: dict[str, object] = {}
     processes = 1
@@ -270,11 +273,15 @@ def _measure(path: Path, runs: int, small: Path) -> dict[str, object]:
             rows["whole"].append(whole["seconds"])  # type: ignore[arg-type]
             # The fixed cost in the same run: the same command on a 12 KB log.
             rows["fixed"].append(_whole(small, runs_dir)["seconds"])  # type: ignore[arg-type]
+            # And in one process (REPOPILOT_SCAN_WORKERS=1): what the workers change.
+            one = _whole(path, runs_dir, workers=1)
+            for k, v in (("one", "seconds"), ("one_cpu", "cpu"), ("one_rss", "tree")):
+                rows[k].append(one[v])  # type: ignore[arg-type]
         # The stage profile: one pass in one process (a split scan's stages run in several).
         stages = json.loads(_child(_INPROC_CHILD, str(path), str(ROOT), "profile"))["stages"]
     med = {k: statistics.median(v) for k, v in rows.items()}
     ratio = {k: statistics.median(a / g for a, g in zip(rows[k], rows["grep"], strict=True) if g)
-             for k in ("hs", "inproc", "whole", "fixed")}
+             for k in ("hs", "inproc", "whole", "fixed", "one")}
     ratio["whole/hs"] = statistics.median(a / h for a, h in zip(rows["whole"], rows["hs"], strict=True) if h)
     return {"median": med, "ratio": ratio, "runs": rows, "stages": stages, "processes": processes,
             "lines": report.get("lines"), "category": report.get("category"),
@@ -287,9 +294,11 @@ def _print_row(name: str, mb: int, r: dict[str, object]) -> None:
     print(f"{name:<12} {mb:>4} MB | grep {med['grep']:6.3f} | hs {med['hs']:6.3f} ({ratio['hs']:4.1f}x) | "
           f"in-process {med['inproc']:6.3f} ({ratio['inproc']:4.1f}x) | whole {med['whole']:6.3f} "
           f"({ratio['whole']:4.1f}x; {ratio['whole/hs']:4.1f}x hs), CPU {med['cpu']:6.3f} in {r['processes']} "
-          f"processes | fixed (12 KB log) {med['fixed']:5.3f} ({ratio['fixed']:4.1f}x) | peak RSS {med['tree']:4.0f} "
-          f"MB (shared pages once; summed {med['rss_sum']:4.0f} MB, largest process {med['rss']:4.0f} MB) | "
-          f"{r['category']} {r['top_rule']}", flush=True)
+          f"processes, peak RSS {med['tree']:4.0f} MB (shared pages once; summed {med['rss_sum']:4.0f} MB, largest "
+          f"process {med['rss']:4.0f} MB) | {r['category']} {r['top_rule']}", flush=True)
+    print(f"{'':<20} | one process: whole {med['one']:6.3f} ({ratio['one']:4.1f}x), CPU {med['one_cpu']:6.3f}, peak "
+          f"RSS {med['one_rss']:4.0f} MB | fixed cost, the same command on a 12 KB log: {med['fixed']:5.3f} "
+          f"({ratio['fixed']:4.1f}x grep)", flush=True)
 
 
 def _print_stages(stages: dict[str, float]) -> None:

@@ -323,15 +323,23 @@ def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) 
     names the same test, or lies inside the block of a better-ranked failure of the same category, it is that
     failure seen again: its lines and missing fields join the better-ranked one."""
     kept: list[Failure] = []
+    # A big log has thousands of failures: each is compared with the kept ones of its category only, their
+    # ranges computed once per change.
+    by_category: dict[str, list[Failure]] = {}
+    spans: dict[int, list[tuple[int, int]]] = {}
     for f in ranked:
-        host = next((k for k in kept if k.rule != f.rule and k.category == f.category and (
+        own = f.ranges()
+        host = next((k for k in by_category.get(f.category, ()) if k.rule != f.rule and (
             (k.test is not None and k.test == f.test)
-            or any(a <= f.trigger <= b for a, b in k.ranges())
-            or any(a <= k.trigger <= b for a, b in f.ranges()))), None)
+            or any(a <= f.trigger <= b for a, b in spans[id(k)])
+            or any(a <= k.trigger <= b for a, b in own))), None)
         if host is None:
             kept.append(f)
+            by_category.setdefault(f.category, []).append(f)
+            spans[id(f)] = own
             continue
-        host.extra_ranges += f.ranges()
+        host.extra_ranges += own
+        spans[id(host)] = host.ranges()
         host.more_ranges += f.more_ranges
         for name in ("file", "line", "column", "test", "package"):
             if getattr(host, name) is None:

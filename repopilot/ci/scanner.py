@@ -125,6 +125,7 @@ class _Engine:
     name = "re"
 
     def scan(self, data: bytes) -> list[tuple[int, int]]:
+        """(end offset, pattern id) of every match (ends first: sorting them is a plain sort)."""
         raise NotImplementedError
 
 
@@ -154,11 +155,11 @@ class _ReEngine(_Engine):
     def scan(self, data: bytes) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         for i, rx in self._single:
-            out.extend((i, m.end()) for m in rx.finditer(data))
+            out.extend((m.end(), i) for m in rx.finditer(data))
         for ids, rx in self._joined:
             for m in rx.finditer(data):
                 end = m.end()
-                out.extend((i, end) for i in ids)
+                out.extend((end, i) for i in ids)
         return out
 
 
@@ -234,7 +235,7 @@ class _HyperscanEngine(_Engine):
         append = out.append
 
         def on_match(pid: int, start: int, end: int, flags: int, context: Any) -> None:
-            append((pid, end))
+            append((end, pid))
 
         self._db.scan(data, match_event_handler=on_match, scratch=self._thread_scratch())
         return out
@@ -366,7 +367,7 @@ class Scanner:
                 break
         for chunk in recent:
             data = chunk.data
-            ends = sorted({end for _, end in self._keywords.scan(data)})
+            ends = sorted({end for end, _ in self._keywords.scan(data)})
             line, pos = chunk.first, 0
             for end in ends:
                 at = max(end - 1, 0)
@@ -385,13 +386,13 @@ class Scanner:
     def _locate(data: bytes, first: int, matches: list[tuple[int, int]]
                 ) -> tuple[list[int], dict[int, set[int]], int, list[tuple[int, int]]]:
         """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count)."""
-        matches.sort(key=lambda m: m[1])
+        matches.sort()
         line = first
         pos = 0
         by_line: dict[int, set[int]] = {}
         order: list[int] = []
         anchors: list[tuple[int, int]] = []
-        for pid, end in matches:
+        for end, pid in matches:
             at = max(end - 1, 0)
             if at > pos:
                 line += data.count(b"\n", pos, at)

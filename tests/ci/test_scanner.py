@@ -139,3 +139,26 @@ def test_one_scanner_serves_several_threads_at_once(engine: str) -> None:
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: _summary(scanner.scan(io.BytesIO(data))), range(24)))
     assert expected and all(r == expected for r in results)
+
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_escapes_inside_matched_words_change_no_hit_or_line(engine: str) -> None:
+    plain = (b"[INFO] Compiling 3 source files\n"
+             b"[ERROR] /w/src/main/java/A.java:[12,5] cannot find symbol\n"
+             b"  symbol:   class Foo\n"
+             b"[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.8.1:compile\n"
+             b"[INFO] BUILD FAILURE\n")
+    # As Maven colours it, and worse: inside the word, a charset reset (`tput sgr0`), a hyperlink.
+    coloured = (b"[\x1b[1;34mINFO\x1b[m] Compiling 3 source files\n"
+                b"[\x1b[1;31mERROR\x1b[m] /w/src/main/java/A.java:[12,5] cannot find symbol\x1b(B\x1b[m\n"
+                b"  symbol:   \x1b]8;;https://x\x07class Foo\x1b]8;;\x07\n"
+                b"[\x1b[1;31mER\x1b[0;1;31mROR\x1b[m] Failed to execute goal \x1b[32morg.apache.maven.plugins:"
+                b"maven-compiler-plugin:3.8.1:compile\x1b[m\n"
+                b"[\x1b[1;34mINFO\x1b[m] \x1b[1;31mBUILD FAILURE\x1b[m\n")
+    ref, got = _scan(plain, engine), _scan(coloured, engine)
+    assert {h.rule.id for h in ref.hits} >= {"maven.compile-error"}
+    assert _summary(got) == _summary(ref)
+    assert got.lines == ref.lines == 5
+    assert got.text == ref.text
+    assert [h.fields for h in got.hits] == [h.fields for h in ref.hits]
