@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -183,6 +184,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="livefix-"))
     gguf = model_file()
     print(f"model {gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB), {args.threads} threads; work {work}", flush=True)
+    # A `timeout` or a kill must still stop the server: SIGTERM unwinds through the `finally` below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     proc, url = start_server(gguf, work / "server.log", args.threads)
     cases = []
     try:
