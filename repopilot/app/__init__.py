@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .asking import ask
     from .diagnosing import diagnose, open_logs
     from .discovery import Discovery, discover_run
+    from .failure_issues import keep_failure_issues
     from .fix_runs import (
         ApprovalOutcome,
         FixOutcome,
@@ -88,6 +89,7 @@ __getattr__ = lazy_exports(__name__, {
     "discovery": ("Discovery", "discover_run"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
+    "failure_issues": ("keep_failure_issues",),
     "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "permission_of",
                    "publish_report", "upsert_comment"),
     "github_report": (
@@ -147,6 +149,7 @@ __all__ = [
     "format_duration",
     "github_logs",
     "installation_token",
+    "keep_failure_issues",
     "list_recurring",
     "load_proposal",
     "load_service_settings",

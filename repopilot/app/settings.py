@@ -74,6 +74,8 @@ _KEYS: dict[str, _Key] = {
     # The failure history (a SQLite file; `off` records nothing) and how many days its rows are kept.
     "history": _Key("REPOPILOT_HISTORY", Path),
     "history_days": _Key("REPOPILOT_HISTORY_DAYS", int),
+    # `github report` keeps one issue per failure of the default branch (app/failure_issues.py); off by default.
+    "failure_issues": _Key("REPOPILOT_FAILURE_ISSUES", bool),
 }
 # The `[verify]` table's keys and the settings they set.
 _VERIFY_TABLE = {"enabled": "verify", "cmd": "verify_cmd", "setup": "verify_setup", "timeout": "verify_timeout",
@@ -120,6 +122,7 @@ class Settings:
     pager: str = DEFAULT_PAGER
     history: Path | None = None  # None: the user's state directory (see `history_path`)
     history_days: int = DEFAULT_HISTORY_DAYS
+    failure_issues: bool = False
     # Read from the environment only, never shown by `repopilot config`.
     github_token: str | None = field(default=None, repr=False)
     # The GitHub Actions context of `github report` (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_EVENT_PATH, ...).
