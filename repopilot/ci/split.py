@@ -1,13 +1,16 @@
-"""A big log file scanned on several cores: the file is cut at line ends into parts, each scanned by a forked
-process (the compiled catalog and hyperscan database are in memory before the fork, so a worker starts at once),
-and their results merged with each part's line numbers shifted by the lines before it.
+"""A big log file scanned on several cores: the file is cut into parts, each scanned by a forked process (the
+compiled catalog and hyperscan database are in memory before the fork, so a worker starts at once), and their
+results merged with each part's line numbers shifted by the lines before it.
 
-Each part is read with a little of its neighbours around it (`LEAD` before, `TRAIL` after) as context only, so a
-block that runs across a cut grows as it would in one pass. What one pass decides from everything before a line
-is merged afterwards: a rule's hits are cut back to its first `_EAGER` and latest `LATE`, the rest counted, and a
-hit inside the block the same rule's last hit of the previous part holds is dropped. Only a regular file is split
-(stdin, zips and downloads stream through one pass), and only when it is big enough that a worker pays for
-itself. A worker that fails is rescanned in this process: a split never changes what a scan can find.
+A part starts where one pass ends one of its pieces, so it is read in the same pieces, and with the pieces around
+it (`LEAD` before, `TRAIL` after) as context only: a block that runs across a cut grows as in one pass, and what
+depends on the pieces in memory at the end (tail, last commands, keywords) is the same. What one pass decides from
+everything before a line is merged afterwards: each rule's first `_EAGER` hits while fewer than `_EAGER_TOTAL`
+are kept, then the latest ones within ci/late.py's budget, the others counted; a hit inside the block the same
+rule's last hit of the previous part holds is dropped. Only a regular file is split (stdin, zips and downloads
+stream through one pass), and only when each part is big enough to pay for its worker. A worker that fails is
+rescanned in this process. Memory: each worker is a process of its own (about 30 MB more; bench/speed.py shows the
+tree's peak), the price of the wall time saved.
 """
 
 from __future__ import annotations
@@ -61,17 +64,35 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def split_points(path: Path, size: int, parts: int) -> list[int]:
-    """Offsets cutting the file into about `parts` equal parts, each just after a newline (0 and `size` included;
-    fewer parts when lines are too long to cut at)."""
+def _read_ends(fh: BinaryIO, size: int, chunk: int) -> Iterator[tuple[int, bool]]:
+    """Where one pass over the file (`whole_lines`) ends each of its reads, and whether the piece it yields there
+    ends with the read (at a line end; else the rest of a very long line is carried into the next piece)."""
+    pos = 0
+    while pos + chunk < size:
+        fh.seek(pos + chunk - 1)
+        whole = fh.read(1) == b"\n"
+        pos += chunk
+        if not whole:
+            rest = fh.readline(chunk)
+            pos += len(rest)
+            whole = rest.endswith(b"\n")
+        yield pos, whole
+
+
+def split_points(path: Path, size: int, parts: int, chunk: int) -> list[int]:
+    """Offsets cutting the file into about `parts` equal parts (0 and `size` included), each where one pass reading
+    `chunk` bytes at a time ends a piece: a part is read in the very pieces one pass reads, so what depends on the
+    pieces in memory (the tail, the last commands, the keywords near the end) is the same. Fewer parts when the
+    pieces are too big to cut at."""
     cuts = [0]
+    targets = [size * k // parts for k in range(1, parts)]
     with path.open("rb") as fh:
-        for k in range(1, parts):
-            fh.seek(max(cuts[-1], size * k // parts))
-            line = fh.readline()
-            at = fh.tell()
-            if line.endswith(b"\n") and at < size:
-                cuts.append(at)
+        for pos, whole in _read_ends(fh, size, chunk):
+            if not targets:
+                break
+            if whole and pos >= targets[0]:
+                cuts.append(pos)
+                targets = [t for t in targets if t > pos]
     cuts.append(size)
     return cuts
 
@@ -107,8 +128,10 @@ def _part_pieces(fh: BinaryIO, start: int, end: int, size: int, chunk_size: int,
     fh.seek(start)
     for piece in cleaned_pieces(_Bounded(fh, end - start), chunk_size, res):  # type: ignore[arg-type]
         yield piece, OWN
-    if end < size:
+    if end < size:  # the next part's first piece, as one pass reads it
         trail = fh.read(chunk_size)
+        if not trail.endswith(b"\n"):
+            trail += fh.readline(chunk_size)
         cut = trail.rfind(b"\n") + 1
         if cut:
             yield strip_ansi_bytes(trail[:cut]), TRAIL
@@ -173,7 +196,7 @@ def scan_file(scanner: Scanner, path: Path, size: int, workers: int, progress: P
     """Scan the file at `path` in up to `workers` parts of at least `min_part` bytes (default `SPLIT_FROM`) at
     once, this process scanning the first; a smaller file in one pass."""
     parts = max(1, min(workers, size // (min_part or SPLIT_FROM)))
-    cuts = split_points(path, size, parts) if parts > 1 else [0, size]
+    cuts = split_points(path, size, parts, scanner.chunk_size) if parts > 1 else [0, size]
     if len(cuts) <= 2:
         with path.open("rb") as fh:
             return scanner.scan(fh, progress=progress)

@@ -11,11 +11,12 @@ import pytest
 from repopilot.ci import split
 from repopilot.ci.catalog import load_catalog
 from repopilot.ci.engine import diagnose_input
+from repopilot.ci.pieces import whole_lines
 from repopilot.ci.scanner import Scanner, ScanResult, hyperscan_available
 from repopilot.ci.sources import open_sources
 
 ROOT = Path(__file__).resolve().parents[2]
-_CHUNK = 16 * 1024
+_CHUNK = 16 * 1024  # small chunks: many boundaries
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
 
 
@@ -46,18 +47,20 @@ def _facts(res: ScanResult) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("workers", [2, 3])
-def test_parts_find_what_one_pass_finds(tmp_path: Path, workers: int) -> None:
+@pytest.mark.parametrize(("workers", "last_newline"), [(2, True), (3, True), (2, False)])
+def test_parts_find_what_one_pass_finds(tmp_path: Path, workers: int, last_newline: bool) -> None:
     path = _real_log(tmp_path)
+    if not last_newline:  # the last line unfinished, as when a job is killed mid-line
+        path.write_bytes(path.read_bytes().rstrip(b"\n"))
     sc = _scanner()
     with path.open("rb") as fh:
         one = sc.scan(fh)
     size = path.stat().st_size
-    cuts = split.split_points(path, size, workers)
+    cuts = split.split_points(path, size, workers, _CHUNK)
     assert len(cuts) == workers + 1 and all(b > a for a, b in itertools.pairwise(cuts))
     with path.open("rb") as fh:
-        data = fh.read()
-    assert all(data[c - 1:c] == b"\n" for c in cuts[1:-1])  # cut at line ends
+        ends = list(itertools.accumulate(len(p) for p in whole_lines(fh, _CHUNK, ScanResult())))
+    assert set(cuts[1:]) <= set(ends)  # where one pass ends a piece (so at line ends)
     parts = split.scan_file(sc, path, size, workers, min_part=_CHUNK)
     assert len(one.hits) > 50 and one.errors and one.tail
     assert _facts(parts) == _facts(one)
@@ -67,13 +70,17 @@ def test_parts_find_what_one_pass_finds(tmp_path: Path, workers: int) -> None:
 
 def test_a_block_across_a_cut_is_grown_whole(tmp_path: Path) -> None:
     stack = b"".join(b"\tat com.example.Foo.m%d(Foo.java:%d)\n" % (i, i) for i in range(30))
-    filler = b"".join(b"[INFO] line %d of the build\n" % i for i in range(3000))
     path = tmp_path / "stack.log"
-    data = filler + b"Exception in thread \"main\" java.lang.IllegalStateException: boom\n" + stack + filler
-    path.write_bytes(data)
-    trigger = filler.count(b"\n") + 1
-    cut = split.split_points(path, len(data), 2)[1]
-    assert trigger < data.count(b"\n", 0, cut) + 1 < trigger + 30  # the cut falls inside the stack trace
+    for before in range(3000, 3700, 7):  # a log whose cut falls inside the stack trace
+        filler = b"".join(b"[INFO] line %d of the build\n" % i for i in range(before))
+        data = filler + b"Exception in thread \"main\" java.lang.IllegalStateException: boom\n" + stack + filler
+        path.write_bytes(data)
+        trigger = before + 1
+        cut = split.split_points(path, len(data), 2, _CHUNK)[1]
+        if trigger < data.count(b"\n", 0, cut) + 1 < trigger + 30:
+            break
+    else:
+        pytest.fail("no cut inside the stack trace")
     sc = _scanner()
     with path.open("rb") as fh:
         one = sc.scan(fh)
