@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ci import GitHubAccess, Scanner, default_scanner
-from ..core import Model, TraceRecorder, install_redactor, use_runs_dir
+from ..core import TraceRecorder, install_redactor, use_runs_dir
 from .settings import Settings
+
+if TYPE_CHECKING:  # the messages' models: built only when a model is asked for (`diagnose FILE` needs none)
+    from ..core import Model
 
 __all__ = ["Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
 
 # A client's view of a traced run while it goes (the CLI prints the run summary after it): given the recorder
 # and the model, returns a context manager around the run.
-Observer = Callable[[TraceRecorder, Model | None], AbstractContextManager[None]]
+Observer = Callable[[TraceRecorder, "Model | None"], AbstractContextManager[None]]
 
 
 def apply_settings(settings: Settings) -> None:

@@ -20,7 +20,6 @@ from typing import Any
 from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
 from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Redactor, active_redactor
 from ..providers import provider_variables
-from ..telemetry import capture_content_from_env
 
 __all__ = ["CONFIG_KEYS", "Settings", "default_runs_dir", "load_settings", "user_config_path"]
 
@@ -158,6 +157,8 @@ class Settings:
 
     def capture_content(self) -> bool:
         """Whether spans may carry message content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""
+        from ..telemetry import capture_content_from_env  # the spans: only for a run that sends them
+
         return capture_content_from_env(self.otel_env)
 
     def shown(self) -> list[tuple[str, str, str]]:
