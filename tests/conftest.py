@@ -77,6 +77,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("REPOPILOT_VERIFY", "0")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the failure history: never the developer's
     monkeypatch.delenv("REPOPILOT_HISTORY", raising=False)
+    monkeypatch.delenv("REPOPILOT_FAILURE_ISSUES", raising=False)  # a test that files issues turns it on
     for name in ("REPOPILOT_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GITHUB_TOKEN",
                  "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GEMINI_BASE_URL", "OLLAMA_HOST", "GITHUB_API_URL",
                  "OTEL_EXPORTER_OTLP_ENDPOINT"):

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .asking import ask
     from .diagnosing import diagnose, open_logs
     from .discovery import Discovery, discover_run
+    from .failure_issues import keep_failure_issues
     from .fix_runs import (
         ApprovalOutcome,
         FixOutcome,
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .history_backend import FailureHistory, FailureRow, HistoryRow, Recurring, RunRecord
     from .memory import list_recurring, prune_history
     from .models_info import models_in
     from .pruning import prune_runs
@@ -88,6 +90,7 @@ __getattr__ = lazy_exports(__name__, {
     "discovery": ("Discovery", "discover_run"),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
+    "failure_issues": ("keep_failure_issues",),
     "github_app": ("WRITE_ROLES", "Published", "diagnosed_run_url", "installation_token", "permission_of",
                    "publish_report", "upsert_comment"),
     "github_report": (
@@ -96,6 +99,7 @@ __getattr__ = lazy_exports(__name__, {
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "history_backend": ("FailureHistory", "FailureRow", "HistoryRow", "Recurring", "RunRecord"),
     "memory": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "pruning": ("prune_runs",),
@@ -119,16 +123,21 @@ __all__ = [
     "DiagnosisReport",
     "Discovery",
     "DownloadReport",
+    "FailureHistory",
+    "FailureRow",
     "FixOutcome",
     "GitHubRunReport",
+    "HistoryRow",
     "LogInput",
     "Observer",
     "Published",
     "PullRequestHead",
+    "Recurring",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "RunRecord",
     "ServiceSettings",
     "Settings",
     "apply_settings",
@@ -147,6 +156,7 @@ __all__ = [
     "format_duration",
     "github_logs",
     "installation_token",
+    "keep_failure_issues",
     "list_recurring",
     "load_proposal",
     "load_service_settings",

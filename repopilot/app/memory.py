@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..ci import DiagnosisReport, FailureRow, HistoryStore, Recurring, RunRecord, RunRef, SeenBefore, parse_run_url
 from ..core import InputError, UsageError
+from .history_backend import FailureHistory
 from .settings import Settings
 
 __all__ = ["HistoryListing", "RunContext", "context_of", "history_store", "list_recurring", "prune_history",
@@ -39,7 +40,10 @@ class HistoryListing:
     recurring: list[Recurring]
 
 
-def history_store(settings: Settings) -> HistoryStore | None:
+def history_store(settings: Settings) -> FailureHistory | None:
+    """The store the use cases record to: the one the client provides (the service's PostgreSQL), else the file."""
+    if settings.history_backend is not None:
+        return settings.history_backend
     path = settings.history_path()
     return HistoryStore(path) if path is not None else None
 
@@ -118,7 +122,8 @@ def prune_history(settings: Settings, days: int | None = None) -> int:
 
 
 def _required(settings: Settings) -> HistoryStore:
-    store = history_store(settings)
-    if store is None:
+    """The history file `repopilot history` lists and prunes (the service prunes its own while recording)."""
+    path = settings.history_path()
+    if path is None:
         raise UsageError("the failure history is turned off (history = \"off\"); set REPOPILOT_HISTORY to a file")
-    return store
+    return HistoryStore(path)

@@ -15,11 +15,14 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
 from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Redactor, active_redactor
 from ..providers import provider_variables
+
+if TYPE_CHECKING:  # the history's types are imported by the use cases that record, not by every command
+    from .history_backend import FailureHistory
 
 __all__ = ["CONFIG_KEYS", "Settings", "default_runs_dir", "load_settings", "user_config_path"]
 
@@ -73,6 +76,8 @@ _KEYS: dict[str, _Key] = {
     # The failure history (a SQLite file; `off` records nothing) and how many days its rows are kept.
     "history": _Key("REPOPILOT_HISTORY", Path),
     "history_days": _Key("REPOPILOT_HISTORY_DAYS", int),
+    # `github report` keeps one issue per failure of the default branch (app/failure_issues.py); off by default.
+    "failure_issues": _Key("REPOPILOT_FAILURE_ISSUES", bool),
 }
 # The `[verify]` table's keys and the settings they set.
 _VERIFY_TABLE = {"enabled": "verify", "cmd": "verify_cmd", "setup": "verify_setup", "timeout": "verify_timeout",
@@ -119,6 +124,7 @@ class Settings:
     pager: str = DEFAULT_PAGER
     history: Path | None = None  # None: the user's state directory (see `history_path`)
     history_days: int = DEFAULT_HISTORY_DAYS
+    failure_issues: bool = False
     # Read from the environment only, never shown by `repopilot config`.
     github_token: str | None = field(default=None, repr=False)
     # The GitHub Actions context of `github report` (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_EVENT_PATH, ...).
@@ -133,6 +139,9 @@ class Settings:
     xdg_state_home: str | None = None
     # The secrets every output must hide (the secret-looking variables' values), for the core's redaction.
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
+    # The failure history when a client of the application layer keeps it elsewhere (the service: PostgreSQL);
+    # None: the SQLite file at `history_path()`. Never read from files or the environment.
+    history_backend: FailureHistory | None = field(default=None, repr=False, compare=False)
 
     def with_flags(self, **flags: Any) -> Settings:
         """These settings with command-line flags applied (None means the flag was not given)."""

@@ -13,7 +13,16 @@ if TYPE_CHECKING:
     from .command import find_command, log_lines
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
-    from .failure_history import FailureRow, HistoryStore, Recurring, RunRecord
+    from .failure_history import FailureRow, HistoryRow, HistoryStore, Recurring, RunRecord
+    from .failure_issue import (
+        ISSUE_LABEL,
+        IssueState,
+        Occurrence,
+        marked_fingerprint,
+        next_issue_state,
+        read_issue_state,
+        render_failure_issue,
+    )
     from .fingerprint import short_fingerprint
     from .github import NoFailedJobs, failed_jobs, github_log_inputs
     from .github_api import GitHubClient
@@ -31,7 +40,9 @@ __getattr__ = lazy_exports(__name__, {
     "run_facts": ("RunFacts", "gather_run_facts"),
     "engine": ("default_scanner", "diagnose_input", "diagnose_source"),
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
-    "failure_history": ("FailureRow", "HistoryStore", "Recurring", "RunRecord"),
+    "failure_issue": ("ISSUE_LABEL", "IssueState", "Occurrence", "marked_fingerprint", "next_issue_state",
+                      "read_issue_state", "render_failure_issue"),
+    "failure_history": ("FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunRecord"),
     "fingerprint": ("short_fingerprint",),
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
@@ -46,6 +57,7 @@ __getattr__ = lazy_exports(__name__, {
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
+    "ISSUE_LABEL",
     "LINE_CHARS",
     "MAX_STDIN_BYTES",
     "RENDERERS",
@@ -56,10 +68,13 @@ __all__ = [
     "FailureRow",
     "GitHubAccess",
     "GitHubClient",
+    "HistoryRow",
     "HistoryStore",
+    "IssueState",
     "JobFacts",
     "LogInput",
     "NoFailedJobs",
+    "Occurrence",
     "Recurring",
     "Renderer",
     "ReportFailure",
@@ -81,9 +96,13 @@ __all__ = [
     "github_log_inputs",
     "is_run_url",
     "log_lines",
+    "marked_fingerprint",
+    "next_issue_state",
     "open_sources",
     "parse_run_url",
+    "read_issue_state",
     "read_report",
+    "render_failure_issue",
     "render_markdown",
     "report_schema",
     "short_fingerprint",

@@ -206,6 +206,32 @@ class GitHubClient:
             return self.update_issue_comment(owner, repo, ours[-1]["id"], body), True
         return self.post_issue_comment(owner, repo, number, body), False
 
+    def list_issues(self, owner: str, repo: str, label: str) -> list[dict[str, Any]]:
+        """Open and closed issues labelled `label`, pull requests left out, following pagination."""
+        what = f"issues of {owner}/{repo} labelled {label}"
+        issues: list[dict[str, Any]] = []
+        for page in range(1, _MAX_PAGES + 1):
+            response = self._get(f"/repos/{owner}/{repo}/issues", what,
+                                 params={"labels": label, "state": "all", "per_page": 100, "page": page})
+            batch = _json(response, what)
+            if not isinstance(batch, list):
+                raise GitHubAPIError(f"{what}: unexpected issues listing")
+            issues.extend(i for i in batch if isinstance(i, dict) and "pull_request" not in i)
+            if not batch or "next" not in response.links:
+                break
+        return issues
+
+    def create_issue(self, owner: str, repo: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """Open an issue (`title`, `body`, `labels`); returns it as GitHub does."""
+        return self._post(f"/repos/{owner}/{repo}/issues", f"issue on {owner}/{repo}", _fit_body(fields))
+
+    def update_issue(self, owner: str, repo: str, number: int, fields: dict[str, Any]) -> dict[str, Any]:
+        """Change an issue's `body`, `title` or `state`; returns it as GitHub does."""
+        what = f"issue {owner}/{repo}#{number}"
+        path = f"/repos/{owner}/{repo}/issues/{number}"
+        response = self._call(lambda: self._send("PATCH", self._url(path), what, json=_fit_body(fields)), what)
+        return _json_object(response, what)
+
     # -- GitHub App endpoints (the service) ------------------------------------------------------------------
 
     def create_installation_token(self, installation_id: int) -> tuple[str, str]:
@@ -397,6 +423,11 @@ def _fit(body: str) -> str:
         return body
     note = "\n\n_(truncated to fit GitHub's comment limit)_\n"
     return body[: _COMMENT_LIMIT - len(note)] + note
+
+
+def _fit_body(fields: dict[str, Any]) -> dict[str, Any]:
+    body = fields.get("body")
+    return {**fields, "body": _fit(body)} if isinstance(body, str) else fields
 
 
 def _has_more(response: httpx.Response, seen: int, total: Any) -> bool:

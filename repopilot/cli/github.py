@@ -16,8 +16,11 @@ import typer
 
 from ..app import (
     COMMENT_MARKER,
+    GitHubRunReport,
+    Settings,
     comment_on_pull_request,
     github_logs,
+    keep_failure_issues,
     parse_run_url,
     report_github_run,
     resolve_run_url,
@@ -79,10 +82,15 @@ def report(
                               help="provider:model to consult when the rules are unsure (default: rules only)."),
     full_lines: bool = typer.Option(False, "--full-lines", help="Causal lines whole in the report and comment "
                                     "(default: cut at 200 characters, marked `… [cut at column 200 of N]`)."),
+    failure_issues: bool | None = typer.Option(None, "--failure-issues/--no-failure-issues", show_default=False,
+                                               help="On the default branch, keep one issue per failure "
+                                                    "(created once, updated when it recurs, reopened if closed); "
+                                                    "needs `issues: write`. Default: the failure_issues setting "
+                                                    "(REPOPILOT_FAILURE_ISSUES), off."),
 ) -> None:
     """Diagnose a run's failed jobs for the GitHub Action: job summary, annotations, optional PR comment."""
     with summaries():
-        settings = settings_from(model=model or None)
+        settings = settings_from(model=model or None, failure_issues=failure_issues)
         url = resolve_run_url(run, settings)
         ref = parse_run_url(url)
         err.print(f"repopilot: diagnosing the failed jobs of {ref.slug} run {ref.run_id}", markup=False)
@@ -113,6 +121,20 @@ def report(
             else:
                 err.print(f"repopilot: {'updated the comment' if done.updated else 'commented'} on #{done.number}: "
                           f"{done.url}", markup=False)
+        if settings.failure_issues:
+            _keep_issues(found, settings)
+
+
+def _keep_issues(found: GitHubRunReport, settings: Settings) -> None:
+    kept = keep_failure_issues(found, settings)
+    if kept.skipped is not None:
+        err.print(f"repopilot: no failure issue kept: {kept.skipped}", markup=False)
+    for issue in kept.issues:
+        err.print(f"repopilot: failure {issue.fingerprint[:8]}: issue #{issue.number} {issue.action}"
+                  f"{': ' + visible(issue.url, newlines=False) if issue.url else ''}", markup=False)
+    if kept.left_out:
+        err.print(f"repopilot: {kept.left_out} more failures left without an issue (at most "
+                  f"{len(kept.issues)} per run)", markup=False)
 
 
 def write_summary(summary_file: Path | None, markdown: str) -> None:

@@ -93,6 +93,7 @@ def test_action_yml_is_a_composite_action_with_the_documented_inputs() -> None:
     assert action["inputs"]["github-token"] == "${{ github.token }}"
     assert action["inputs"]["run-id"] == "${{ github.event.workflow_run.id }}"
     assert action["inputs"]["comment-on-pr"] == "false"
+    assert action["inputs"]["failure-issues"] == "false"
     assert action["inputs"]["model"] == ""
     install, diagnose = action["steps"]
     assert '-m pip install' in install["run"] and '"$GITHUB_ACTION_PATH"' in install["run"]
