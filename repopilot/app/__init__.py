@@ -67,6 +67,7 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .history_backend import FailureHistory, FailureRow, HistoryRow, Recurring, RunRecord
     from .models_info import models_in
     from .pruning import prune_runs
     from .pull_request_fixes import (
@@ -102,6 +103,7 @@ __getattr__ = lazy_exports(__name__, {
     ),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "history_backend": ("FailureHistory", "FailureRow", "HistoryRow", "Recurring", "RunRecord"),
     "recurring": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "pruning": ("prune_runs",),
@@ -125,16 +127,21 @@ __all__ = [
     "DiagnosisReport",
     "Discovery",
     "DownloadReport",
+    "FailureHistory",
+    "FailureRow",
     "FixOutcome",
     "GitHubRunReport",
+    "HistoryRow",
     "LogInput",
     "Observer",
     "Published",
     "PullRequestHead",
+    "Recurring",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "RunRecord",
     "ServiceSettings",
     "Settings",
     "apply_settings",

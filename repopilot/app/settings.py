@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
 from ..core import (
@@ -28,6 +28,9 @@ from ..core import (
     use_runs_dir,
 )
 from ..providers import provider_variables
+
+if TYPE_CHECKING:  # the history's types are imported by the use cases that record, not by every command
+    from .history_backend import FailureHistory
 
 __all__ = ["CONFIG_KEYS", "Settings", "apply_settings", "default_runs_dir", "load_settings", "user_config_path"]
 
@@ -144,6 +147,9 @@ class Settings:
     xdg_state_home: str | None = None
     # The secrets every output must hide (the secret-looking variables' values), for the core's redaction.
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
+    # The failure history when a client of the application layer keeps it elsewhere (the service: PostgreSQL);
+    # None: the SQLite file at `history_path()`. Never read from files or the environment.
+    history_backend: FailureHistory | None = field(default=None, repr=False, compare=False)
 
     def with_flags(self, **flags: Any) -> Settings:
         """These settings with command-line flags applied (None means the flag was not given)."""
