@@ -100,9 +100,9 @@ ZIG = _github([("zig test src/mathx.zig", [
     "           ^~~~"], 1)])
 # R CMD INSTALL with an Imports entry that is not installed (real output).
 R_DEP = _github([("R CMD INSTALL --library=/tmp/rlib .", [
-    "* installing *source* package ‘tidystats’ ...",
-    "ERROR: dependency ‘yamlreader’ is not available for package ‘tidystats’",
-    "* removing ‘/tmp/rlib/tidystats’"], 1)])
+    "* installing *source* package \u2018tidystats\u2019 ...",
+    "ERROR: dependency \u2018yamlreader\u2019 is not available for package \u2018tidystats\u2019",
+    "* removing \u2018/tmp/rlib/tidystats\u2019"], 1)])
 
 
 def test_a_compiler_style_diagnostic_of_an_unknown_language_is_a_build_failure(tmp_path: Path) -> None:
