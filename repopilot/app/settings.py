@@ -18,13 +18,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
-from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Redactor, active_redactor
+from ..core import (
+    DEFAULT_MAX_STEPS,
+    MAX_TOOL_CALLS_PER_TURN,
+    ConfigError,
+    Redactor,
+    active_redactor,
+    install_redactor,
+    use_runs_dir,
+)
 from ..providers import provider_variables
 
 if TYPE_CHECKING:  # the history's types are imported by the use cases that record, not by every command
     from .history_backend import FailureHistory
 
-__all__ = ["CONFIG_KEYS", "Settings", "default_runs_dir", "load_settings", "user_config_path"]
+__all__ = ["CONFIG_KEYS", "Settings", "apply_settings", "default_runs_dir", "load_settings", "user_config_path"]
 
 # Runs are the user's state, not the project's files: never in a work tree's `git status`, and found by
 # `approve`, `resume` and `runs` from any directory. One directory for every repository (each trace names its
@@ -72,6 +80,8 @@ _KEYS: dict[str, _Key] = {
     "verify_setup": _Key("REPOPILOT_VERIFY_SETUP", str),
     "verify_timeout": _Key("REPOPILOT_VERIFY_TIMEOUT", float),
     "verify_network": _Key("REPOPILOT_VERIFY_NETWORK", bool),
+    "verify_setup_cache": _Key("REPOPILOT_VERIFY_SETUP_CACHE", bool),
+    "verify_setup_cache_mb": _Key("REPOPILOT_VERIFY_SETUP_CACHE_MB", int),
     "allow_weakening": _Key(None, bool, in_files=False),
     # Long output on a terminal goes through it (REPOPILOT_PAGER, else the usual PAGER; `cat` turns it off).
     "pager": _Key("REPOPILOT_PAGER", str),
@@ -83,8 +93,10 @@ _KEYS: dict[str, _Key] = {
 }
 # The `[verify]` table's keys and the settings they set.
 _VERIFY_TABLE = {"enabled": "verify", "cmd": "verify_cmd", "setup": "verify_setup", "timeout": "verify_timeout",
-                 "network": "verify_network"}
+                 "network": "verify_network", "setup_cache": "verify_setup_cache",
+                 "setup_cache_mb": "verify_setup_cache_mb"}
 DEFAULT_VERIFY_TIMEOUT_S = 600.0
+DEFAULT_SETUP_CACHE_MB = 2048
 # The variables a verification command is given (toolchains, locale, home): anything else of RepoPilot's
 # environment, API keys and tokens above all, stays out. Names that look secret are dropped even from this list.
 _VERIFY_ENV = frozenset({
@@ -121,6 +133,9 @@ class Settings:
     verify_setup: str | None = None
     verify_timeout: float = DEFAULT_VERIFY_TIMEOUT_S
     verify_network: bool = False
+    # The set-up step's cache in the state directory (`setup_cache_dir`), and its size limit in MB.
+    verify_setup_cache: bool = True
+    verify_setup_cache_mb: int = DEFAULT_SETUP_CACHE_MB
     allow_weakening: bool = False
     # What a verification command is given of the environment (see _VERIFY_ENV), never shown.
     verify_env: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -166,6 +181,10 @@ class Settings:
         if self.history is not None:
             return None if str(self.history).lower() in _OFF else self.history
         return Path(self.xdg_state_home or "~/.local/state").expanduser() / "repopilot" / "history.sqlite3"
+
+    def setup_cache_dir(self) -> Path:
+        """Where verification's set-up step is cached: the user's state, beside the runs."""
+        return Path(self.xdg_state_home or _DEFAULT_STATE_HOME).expanduser() / "repopilot" / "setup-cache"
 
     def capture_content(self) -> bool:
         """Whether spans may carry message content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""
@@ -312,3 +331,11 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
         redactor=Redactor.from_environ(environ, rules=active_redactor().rules),
     )
     return settings.with_flags(**flags)
+
+
+def apply_settings(settings: Settings) -> None:
+    """Process-wide settings the layers below use as their defaults: where runs are recorded, and the secrets
+    that redaction hides."""
+    use_runs_dir(settings.runs_dir)
+    if settings.redactor is not None:
+        install_redactor(settings.redactor)
