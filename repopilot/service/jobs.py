@@ -14,11 +14,12 @@ from typing import Any
 import psycopg
 
 from ..app import ServiceSettings, Settings, apply_settings, publish_report, report_github_run
-from ..core import GitHubAPIError, UserError, read_trace, runs_dir
+from ..core import GitHubAPIError, UserError, read_trace, runs_dir, use_quota_gate
 from .auth import AppAuth
 from .events import ApproveCommand, DiagnoseRun, FixCommand
 from .failure_history import PostgresHistory
-from .queue import Transient
+from .queue import RateLimited, Transient
+from .rate_limits import InstallationQuota
 from .store import Store
 
 __all__ = ["Runtime", "install_runtime", "run_job", "runtime"]
@@ -30,6 +31,7 @@ class Runtime:
     auth: AppAuth
     store: Store
     history: PostgresHistory
+    quota: InstallationQuota
 
     def as_installation(self, installation_id: int) -> Settings:
         """The application settings with this installation's token, the configured API, and the one failure
@@ -47,8 +49,10 @@ def install_runtime(settings: ServiceSettings) -> Runtime:
     apply_settings(settings.base)
     if _RUNTIME and _RUNTIME[0].settings == settings:
         return _RUNTIME[0]
-    rt = Runtime(settings, AppAuth(settings.app_id, settings.private_key, settings.api_url),
-                 Store(settings.database_url), PostgresHistory(settings.database_url))
+    auth, store = AppAuth(settings.app_id, settings.private_key, settings.api_url), Store(settings.database_url)
+    rt = Runtime(settings, auth, store, PostgresHistory(settings.database_url),
+                 InstallationQuota(store, auth, settings.github_reserve))
+    use_quota_gate(rt.quota)  # every GitHub call of this process now minds the installation's reserve
     _RUNTIME[:] = [rt]
     return rt
 
@@ -70,20 +74,28 @@ def run_job(kind: str, work: dict[str, Any], *, received: float, job_id: int, at
     rt = runtime()
     handler, model = _HANDLERS[kind]
     parsed = model.model_validate(work)
+    installation = parsed.installation_id
     try:
         rt.store.job_started(job_id, attempt, kind, parsed.full_name, f"{socket.gethostname()}/{worker}",
                              max(0.0, time.time() - received))
+        wait = rt.quota.before_job(installation)  # what every worker saw of this installation's rate limit
     except psycopg.OperationalError as exc:
         raise Transient(f"database unavailable: {type(exc).__name__}") from None
     outcome, began = "failed", time.time() - 1.0  # a second's slack for file systems with coarse times
     try:
+        if wait > 0:  # not one call: the reserve is kept, the job waits in the queue for the reset
+            raise GitHubAPIError(f"installation {installation} is down to its reserve of GitHub API calls",
+                                 status=429, retry_after=wait)
         handler(rt, parsed)
         outcome = "succeeded"
     except GitHubAPIError as exc:
         if not _transient(exc):
             raise
         if exc.status == 401:  # a revoked or expired installation token: fetch a new one next time
-            rt.auth.forget(parsed.installation_id)
+            rt.auth.forget(installation)
+        if exc.retry_after is not None and exc.status in (403, 429):
+            outcome = "deferred"
+            raise RateLimited(str(exc), exc.retry_after) from None
         outcome = "retry"
         raise Transient(str(exc)) from None
     except psycopg.OperationalError as exc:
@@ -93,6 +105,9 @@ def run_job(kind: str, work: dict[str, Any], *, received: float, job_id: int, at
         # The outcome row is statistics; the queue itself records the job's state.
         with contextlib.suppress(psycopg.OperationalError):
             _keep_traces_since(rt, began)
+            rt.quota.save()
+            if outcome == "deferred":
+                rt.store.rate_deferred(installation)
             rt.store.job_finished(job_id, attempt, outcome)
 
 
