@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         report_github_run,
         resolve_run_url,
     )
+    from .handoff import HandOff, HandOffTarget, hand_off, remote_target
     from .history import (
         budget_usage,
         export_run,
@@ -97,6 +98,7 @@ __getattr__ = lazy_exports(__name__, {
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
+    "handoff": ("HandOff", "HandOffTarget", "hand_off", "remote_target"),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "history_backend": ("FailureHistory", "FailureRow", "HistoryRow", "Recurring", "RunRecord"),
@@ -127,6 +129,8 @@ __all__ = [
     "FailureRow",
     "FixOutcome",
     "GitHubRunReport",
+    "HandOff",
+    "HandOffTarget",
     "HistoryRow",
     "LogInput",
     "Observer",
@@ -155,6 +159,7 @@ __all__ = [
     "fix_pull_request",
     "format_duration",
     "github_logs",
+    "hand_off",
     "installation_token",
     "keep_failure_issues",
     "list_recurring",
@@ -174,6 +179,7 @@ __all__ = [
     "receipt_markdown",
     "receipts_of",
     "reject_run",
+    "remote_target",
     "render_markdown",
     "report_github_run",
     "resolve_run_url",

@@ -65,6 +65,8 @@ _KEYS: dict[str, _Key] = {
     "max_line_bytes": _Key("REPOPILOT_MAX_LINE_BYTES", int),
     "max_tool_calls_per_turn": _Key("REPOPILOT_MAX_TOOL_CALLS_PER_TURN", int),
     "max_stdin_bytes": _Key("REPOPILOT_MAX_STDIN_BYTES", int),
+    # Processes a big log file is scanned in at once (0: one per CPU, up to 4; 1: one pass in this process).
+    "scan_workers": _Key("REPOPILOT_SCAN_WORKERS", int),
     # Verification of proposals (the `[verify]` table of a config file: cmd, setup, timeout, network, enabled).
     "verify": _Key("REPOPILOT_VERIFY", bool),
     "verify_cmd": _Key("REPOPILOT_VERIFY_CMD", str),
@@ -114,6 +116,7 @@ class Settings:
     max_line_bytes: int | None = None
     max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN
     max_stdin_bytes: int = MAX_STDIN_BYTES
+    scan_workers: int = 0
     verify: bool = True
     verify_cmd: str | None = None
     verify_setup: str | None = None
