@@ -73,6 +73,8 @@ _KEYS: dict[str, _Key] = {
     "verify_setup": _Key("REPOPILOT_VERIFY_SETUP", str),
     "verify_timeout": _Key("REPOPILOT_VERIFY_TIMEOUT", float),
     "verify_network": _Key("REPOPILOT_VERIFY_NETWORK", bool),
+    "verify_setup_cache": _Key("REPOPILOT_VERIFY_SETUP_CACHE", bool),
+    "verify_setup_cache_mb": _Key("REPOPILOT_VERIFY_SETUP_CACHE_MB", int),
     "allow_weakening": _Key(None, bool, in_files=False),
     # Long output on a terminal goes through it (REPOPILOT_PAGER, else the usual PAGER; `cat` turns it off).
     "pager": _Key("REPOPILOT_PAGER", str),
@@ -84,8 +86,10 @@ _KEYS: dict[str, _Key] = {
 }
 # The `[verify]` table's keys and the settings they set.
 _VERIFY_TABLE = {"enabled": "verify", "cmd": "verify_cmd", "setup": "verify_setup", "timeout": "verify_timeout",
-                 "network": "verify_network"}
+                 "network": "verify_network", "setup_cache": "verify_setup_cache",
+                 "setup_cache_mb": "verify_setup_cache_mb"}
 DEFAULT_VERIFY_TIMEOUT_S = 600.0
+DEFAULT_SETUP_CACHE_MB = 2048
 # The variables a verification command is given (toolchains, locale, home): anything else of RepoPilot's
 # environment, API keys and tokens above all, stays out. Names that look secret are dropped even from this list.
 _VERIFY_ENV = frozenset({
@@ -122,6 +126,9 @@ class Settings:
     verify_setup: str | None = None
     verify_timeout: float = DEFAULT_VERIFY_TIMEOUT_S
     verify_network: bool = False
+    # The set-up step's cache in the state directory (`setup_cache_dir`), and its size limit in MB.
+    verify_setup_cache: bool = True
+    verify_setup_cache_mb: int = DEFAULT_SETUP_CACHE_MB
     allow_weakening: bool = False
     # What a verification command is given of the environment (see _VERIFY_ENV), never shown.
     verify_env: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -167,6 +174,10 @@ class Settings:
         if self.history is not None:
             return None if str(self.history).lower() in _OFF else self.history
         return Path(self.xdg_state_home or "~/.local/state").expanduser() / "repopilot" / "history.sqlite3"
+
+    def setup_cache_dir(self) -> Path:
+        """Where verification's set-up step is cached: the user's state, beside the runs."""
+        return Path(self.xdg_state_home or _DEFAULT_STATE_HOME).expanduser() / "repopilot" / "setup-cache"
 
     def capture_content(self) -> bool:
         """Whether spans may carry message content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""

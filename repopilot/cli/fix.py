@@ -158,9 +158,12 @@ def fix(
     verify_cmd: str | None = typer.Option(None, "--verify-cmd", help="The command that shows the failure "
                                           "(default: the failing step's command from the log)."),
     verify_setup: str | None = typer.Option(None, "--verify-setup", help="A set-up command run in each "
-                                            "verification workspace before the command (install dependencies)."),
+                                            "verification workspace before the command (install dependencies); "
+                                            "cached across runs by its lock files (--no-setup-cache)."),
     verify_timeout: float | None = typer.Option(None, "--verify-timeout", min=1, show_default=False,
                                                 help="Seconds each verification command may take (default 600)."),
+    no_setup_cache: bool = typer.Option(False, "--no-setup-cache", help="Run --verify-setup in every workspace "
+                                        "instead of putting back a kept set-up with the same lock files."),
     no_verify: bool = typer.Option(False, "--no-verify", help="Do not run the failing command to check a "
                                    "proposal (the weakening guard still applies)."),
     allow_network: bool = typer.Option(False, "--allow-network", help="Let the verification command reach the "
@@ -176,6 +179,7 @@ def fix(
     """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
     settings = settings_from(max_steps=max_steps, verify_cmd=verify_cmd, verify_setup=verify_setup,
                              verify_timeout=verify_timeout, verify=False if no_verify else None,
+                             verify_setup_cache=False if no_setup_cache else None,
                              verify_network=True if allow_network else None,
                              allow_weakening=True if allow_weakening else None)
     # The summary comes after the approval question: nothing stands between the diff and the y/N.

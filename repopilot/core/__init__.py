@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     )
     from .model import Model, TextCallback
     from .quota import quota_gate, use_quota_gate
-    from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Receipt
+    from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Receipt, SetupRun
     from .retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
     from .tools import Tool, ToolContext, ToolRegistry, tool
     from .trace import (
@@ -75,7 +75,7 @@ __getattr__ = lazy_exports(__name__, {
     ),
     "model": ("Model", "TextCallback"),
     "quota": ("quota_gate", "use_quota_gate"),
-    "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Receipt"),
+    "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Receipt", "SetupRun"),
     "retry": ("RETRYABLE_STATUS", "RetriesExhausted", "Retry", "RetryPolicy", "parse_retry_after", "retry_call"),
     "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
     "trace": (
@@ -119,6 +119,7 @@ __all__ = [
     "RunResult",
     "RunTrace",
     "SandboxError",
+    "SetupRun",
     "Step",
     "SystemMessage",
     "TextCallback",
