@@ -9,15 +9,17 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import psycopg
 
 from ..app import ServiceSettings, Settings, apply_settings, publish_report, report_github_run
-from ..core import GitHubAPIError, UserError, read_trace, runs_dir, use_quota_gate
+from ..core import GitHubAPIError, UserError, load_trace, read_trace, runs_dir, use_quota_gate
 from .auth import AppAuth
 from .events import ApproveCommand, DiagnoseRun, FixCommand
 from .failure_history import PostgresHistory
+from .model_gate import GatedModel, record_usage
 from .queue import RateLimited, Transient
 from .rate_limits import InstallationQuota
 from .store import Store
@@ -37,7 +39,10 @@ class Runtime:
         """The application settings with this installation's token, the configured API, and the one failure
         history every worker shares."""
         return replace(self.settings.base, github_token=self.auth.token(installation_id),
-                       github_api_url=self.settings.api_url, history_backend=self.history)
+                       github_api_url=self.settings.api_url, history_backend=self.history,
+                       model_gate=partial(GatedModel, store=self.store, installation_id=installation_id,
+                                          slots=self.settings.model_concurrency,
+                                          budget_usd=self.settings.installation_budget_usd))
 
 
 _RUNTIME: list[Runtime] = []
@@ -125,6 +130,9 @@ def _keep_traces_since(rt: Runtime, since: float) -> None:
 def diagnose(rt: Runtime, work: DiagnoseRun) -> None:
     settings = rt.as_installation(work.installation_id)
     report = report_github_run(work.run_url, settings, no_llm=not settings.model)
+    # A diagnosis the rules were unsure of asked the model (through the gate): its spend counts too.
+    record_usage(rt.store, work.installation_id,
+                 [load_trace(r) for r in {x.trace_run_id for x in report.reports if x.trace_run_id}])
     publish_report(report, settings, head_sha=work.head_sha, check_name=rt.settings.check_name,
                    pull_request=work.pull_request)
 
