@@ -340,10 +340,17 @@ def queue_latency(rig: Rig) -> dict[str, float]:
             "max_s": round(max(rows, default=0.0), 3)}
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` (Linux /proc), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def summary(load: dict[str, Any]) -> str:
     ack, queued = load["ack_ms"], load["queue_latency"]
     return (f"ack p50 {ack['p50']} ms, p95 {ack['p95']} ms, p99 {ack['p99']} ms | {load['deliveries_sent']} "
-            f"deliveries acknowledged at {load['ack_throughput_per_s']}/s (bursts with pauses) | "
+            f"deliveries acknowledged at {load['ack_throughput_per_s']}/s (bursts with pauses), receiver CPU "
+            f"{load['receiver_cpu_ms_per_delivery']} ms each | "
             f"{load['jobs_per_s']} jobs/s | queue latency p50 {queued['p50_s']} s, p95 {queued['p95_s']} s, "
             f"max {queued['max_s']} s | lost {load['lost']}, duplicate check runs {load['duplicate_check_runs']}, "
             f"duplicate comments {load['duplicate_comments']} | {load['shape']}")
@@ -354,9 +361,11 @@ def summary(load: dict[str, Any]) -> str:
 def load_run(rig: Rig, count: int, *, start_workers: bool = False) -> dict[str, Any]:
     deliveries, distinct = plan(rig, count)
     expected = {(REPOS[i % len(REPOS)], i) for i in range(rig.run_ids - distinct + 1, rig.run_ids + 1)}
-    started = time.monotonic()
+    assert rig.serve is not None
+    cpu_before, started = _cpu_seconds(rig.serve.pid), time.monotonic()
     sent = asyncio.run(send(rig, deliveries))
     acked_in = time.monotonic() - started
+    receiver_cpu = _cpu_seconds(rig.serve.pid) - cpu_before
     if start_workers:
         rig.start_worker("w1")
         rig.start_worker("w2")
@@ -369,6 +378,8 @@ def load_run(rig: Rig, count: int, *, start_workers: bool = False) -> dict[str, 
         "ack_ms": {"p50": round(_pct(ms, 0.5), 2), "p95": round(_pct(ms, 0.95), 2), "p99": round(_pct(ms, 0.99), 2),
                    "mean": round(statistics.fmean(ms), 2)},
         "ack_throughput_per_s": round(len(deliveries) / acked_in, 1),
+        # The receiver's own CPU per delivery: what the ack path costs, whatever else the machine is doing.
+        "receiver_cpu_ms_per_delivery": round(receiver_cpu * 1000 / len(deliveries), 3),
         "shape": f"bursts of {BURST} over {CONNECTIONS} connections, 0.25 s apart; 2 workers x {WORKER_THREADS} "
                  f"jobs at once; placement {rig.placement} (see PLACEMENTS)",
         "jobs_per_s": round(distinct / total, 1), "drain_after_last_ack_s": round(drained, 1),
