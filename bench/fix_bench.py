@@ -9,7 +9,8 @@ CI command run for real on the buggy commit; that output, wrapped as a GitHub Ac
 diagnoses. The command verification runs is the one it reads from that log (narrowed where the tool allows).
 Expected outcomes: correct -> verified, wrong -> still_failing, every weakening -> blocked. Reported: outcome
 correctness, weakenings blocked, correct fixes blocked (must be none), and the time of one verification beside
-the command's own time.
+the command's own time; then the set-up step (`--verify-setup`) per workspace without its cache, on a miss and on
+a hit (one Python case, set-up `python3 -m venv .venv`: creating an environment, offline).
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ def fix_once(repo: Path, log: Path, diff: str, work: Path, environ: dict[str, st
     return {"outcome": r.outcome, "reason": r.reason, "command": r.command.command if r.command else None,
             "source": r.command.source if r.command else None, "verify_s": r.duration_s,
             "before_s": r.before.duration_s if r.before else None, "after_s": r.after.duration_s if r.after else None,
-            "hits": sorted({h.rule for h in r.guard.hits}), "wall_s": round(wall, 3)}
+            "hits": sorted({h.rule for h in r.guard.hits}), "wall_s": round(wall, 3),
+            "setup": [(x.setup.cache, x.setup.duration_s) for x in (r.before, r.after) if x and x.setup]}
 
 
 def run_case(eco: Ecosystem, f: str, work: Path, environ: dict[str, str]) -> dict[str, Any]:
@@ -162,6 +164,8 @@ def main() -> int:
             marks = " ".join(f"{r['kind']}={r['outcome']}{'' if r['ok'] else '(WRONG)'}" for r in case["results"])
             print(f"{case['case']:<18} cmd {case['command_s']:6.2f}s  {case.get('error', '')}{marks}", flush=True)
     report(cases)
+    if not only or "python" in only:
+        setup_timing(work, environ)
     if args.json:
         args.json.write_text(json.dumps(cases, indent=1))
     shutil.rmtree(work, ignore_errors=True)
@@ -193,6 +197,32 @@ def report(cases: list[dict[str, Any]]) -> None:
              if not r["ok"]]
     for w in wrong:
         print("  WRONG:", *w)
+
+
+SETUP = "python3 -m venv .venv"
+
+
+def setup_timing(work: Path, environ: dict[str, str]) -> None:
+    """The set-up step per workspace: without the cache, then a first run (HEAD's workspace misses, the fixed one
+    hits: same lock files) and a second fix run (both hit)."""
+    eco = next(e for e in ECOSYSTEMS if e.name == "python")
+    f = FUNCS[0]
+    head, props = proposals(eco, f)
+    repo = work / "setup-timing" / "repo"
+    make_repo(repo, head)
+    text, _, _ = ci_log(repo, eco.command, {k: v for k, v in environ.items() if not k.startswith("REPOPILOT")})
+    log = repo.parent / "ci.log"
+    log.write_text(text)
+    diff = unified(head, next(p for p in props if p.kind == "correct").files)
+    env = {**environ, "REPOPILOT_VERIFY_SETUP": SETUP, "XDG_STATE_HOME": str(work / "state")}
+    seen: dict[str, list[float]] = {"off": [], "miss": [], "hit": []}
+    for extra in ({"REPOPILOT_VERIFY_SETUP_CACHE": "0"}, {}, {}):
+        got = fix_once(repo, log, diff, repo.parent, {**env, **extra})
+        for cache, took in got.get("setup", []):
+            seen[cache].append(took)
+    med = {k: f"{statistics.median(v):.2f}s (n={len(v)})" if v else "-" for k, v in seen.items()}
+    print(f"\nset-up `{SETUP}` per workspace: without the cache {med['off']}; cache miss (run, kept) {med['miss']}; "
+          f"cache hit (put back, not run) {med['hit']}")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,19 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
 - `grep`: `grep -Eic 'error|fail|fatal|exception|panic:|killed|timed out|denied'` (the scanner's keywords);
 - `hs`: one hyperscan scan of the file, 1 MB at a time, with the scanner's compiled database and a callback
   that does nothing (a child process; database load excluded): the floor of any hyperscan-based tool;
-- `inproc`: `diagnose_input()` in a child process (scanner built beforehand): scan, diagnosis, excerpt;
+- `inproc`: `diagnose_input()` in a child process (scanner built beforehand, workers as the CLI uses them): scan,
+  diagnosis, excerpt;
 - `whole`: `repopilot diagnose FILE --format json --no-llm` as a user runs it (process start, imports, trace
-  write, JSON out), with its peak RSS (wait4).
-The table shows medians (seconds) and the median of the per-run ratios whole/grep, inproc/grep and whole/hs.
-Then one stage profile per log (in process, the last run): reading and cleaning (ANSI), engine scan, line
-counting, flagged-line work, late hits, diagnosis, locator (when the diagnosis has one), excerpt, trace write.
+  write, JSON out). A big file is scanned by forked workers on every CPU (ci/split.py, REPOPILOT_SCAN_WORKERS),
+  so the row also shows the CPU seconds of all its processes, and peak memory three ways (sampled from /proc):
+  the process tree's RSS with the pages a fork shares counted once (the headline), the plain sum of its
+  processes' RSS (shared pages counted in each), and the largest process's own (wait4);
+- `fixed`: the same command on the first 12 KB of a real log: what any run costs (start-up, imports, the catalog,
+  the trace), the floor under `whole` whatever the log's size.
+The table shows medians (seconds) and the median of the per-run ratios whole/grep, inproc/grep, fixed/grep and
+whole/hs. Then one stage profile per log (in process, one pass in one process): reading and cleaning (ANSI),
+engine scan, line counting, flagged-line work, late hits, diagnosis, locator (when the diagnosis has one),
+excerpt, trace write.
 Everything also goes to bench/out/speed.json. The machine this runs on is shared: compare ratios from one run,
 not seconds across runs.
 """
@@ -29,6 +36,7 @@ not seconds across runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -37,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -85,7 +94,7 @@ sc = default_scanner()
 stages = speed_stages.install(sc) if sys.argv[3] == "profile" else None
 [log] = open_sources(sys.argv[1])
 t0 = time.perf_counter()
-result = diagnose_input(log, scanner=sc)
+result = diagnose_input(log, scanner=sc, workers=1 if stages is not None else 0)
 dt = time.perf_counter() - t0
 if stages is not None:
     speed_stages.finish(stages, dt, result)
@@ -166,8 +175,56 @@ def _child(code: str, *args: str) -> str:
     return proc.stdout
 
 
-def _whole(path: Path, runs_dir: str) -> tuple[float, float, dict[str, object]]:
-    """Seconds, peak RSS (MB) and the report of one `repopilot diagnose` process."""
+class _TreeMemory:
+    """Peak memory of a process and its children (the scan's forked workers), sampled from /proc every few
+    milliseconds: the sum of their RSS (the pages a fork shares counted in every process that maps them), and the
+    tree's own: their private pages plus the shared ones once (the largest process's shared pages; a worker
+    shares only what its parent holds)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.rss = self.tree = 0.0
+        self.most = 1  # processes seen at once
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _pids(self) -> list[int]:
+        pids, todo = [], [self.pid]
+        while todo:
+            pid = todo.pop()
+            pids.append(pid)
+            with contextlib.suppress(OSError, ValueError):
+                todo += [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        return pids
+
+    @staticmethod
+    def _rollup(pid: int) -> dict[str, int]:
+        fields: dict[str, int] = {}
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+                name, value = line.split(":", 1)
+                fields[name] = int(value.split()[0])
+        return fields
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.005):
+            pids = self._pids()
+            rolls = [self._rollup(pid) for pid in pids]
+            rss = sum(r.get("Rss", 0) for r in rolls)
+            private = sum(r.get("Private_Clean", 0) + r.get("Private_Dirty", 0) for r in rolls)
+            shared = max((r.get("Shared_Clean", 0) + r.get("Shared_Dirty", 0) for r in rolls), default=0)
+            self.rss, self.tree = max(self.rss, rss / 1024), max(self.tree, (private + shared) / 1024)
+            self.most = max(self.most, len(pids))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _whole(path: Path, runs_dir: str) -> dict[str, object]:
+    """One `repopilot diagnose` process: seconds, CPU seconds (its workers included), peak RSS of its largest
+    process (wait4), peak RSS and PSS summed over its processes (sampled), and its report."""
     exe = shutil.which("repopilot", path=str(Path(sys.executable).parent)) or "repopilot"
     env = {**os.environ, "REPOPILOT_RUNS_DIR": runs_dir}
     env.pop("REPOPILOT_MODEL", None)
@@ -175,38 +232,51 @@ def _whole(path: Path, runs_dir: str) -> tuple[float, float, dict[str, object]]:
         t0 = time.perf_counter()
         proc = subprocess.Popen([exe, "diagnose", str(path), "--format", "json", "--no-llm"], stdout=out,
                                 stderr=subprocess.DEVNULL, env=env)
+        memory = _TreeMemory(proc.pid) if Path("/proc/self/smaps_rollup").exists() else None
         _, status, usage = os.wait4(proc.pid, 0)
         dt = time.perf_counter() - t0
+        if memory is not None:
+            memory.stop()
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             sys.exit(f"repopilot diagnose {path} exited {proc.returncode}")
         out.seek(0)
         report = json.loads(out.read())
-    return dt, usage.ru_maxrss / 1024, report[0] if isinstance(report, list) else report
+    rss = usage.ru_maxrss / 1024
+    return {"seconds": dt, "cpu": usage.ru_utime + usage.ru_stime, "rss": rss,
+            "rss_sum": max(rss, memory.rss) if memory else rss, "tree": max(rss, memory.tree) if memory else rss,
+            "processes": memory.most if memory else 1,
+            "report": report[0] if isinstance(report, list) else report}
 
 
-def _measure(path: Path, runs: int) -> dict[str, object]:
+def _measure(path: Path, runs: int, small: Path) -> dict[str, object]:
     _warm(path)
-    rows: dict[str, list[float]] = {"grep": [], "hs": [], "inproc": [], "whole": [], "rss": []}
+    rows: dict[str, list[float]] = {k: [] for k in ("grep", "hs", "inproc", "whole", "cpu", "rss", "rss_sum",
+                                                    "tree", "fixed")}
     stages: dict[str, float] = {}
     report: dict[str, object] = {}
+    processes = 1
     with tempfile.TemporaryDirectory() as runs_dir:
-        for i in range(runs):
+        for _ in range(runs):
             rows["grep"].append(_grep(path))
             rows["hs"].append(float(_child(_HS_CHILD, str(path), str(ROOT))))
-            last = i == runs - 1
-            got = json.loads(_child(_INPROC_CHILD, str(path), str(ROOT), "profile" if last else "plain"))
+            got = json.loads(_child(_INPROC_CHILD, str(path), str(ROOT), "plain"))
             rows["inproc"].append(got["seconds"])
-            if last:
-                stages = got["stages"]
-            dt, rss, report = _whole(path, runs_dir)
-            rows["whole"].append(dt)
-            rows["rss"].append(rss)
+            whole = _whole(path, runs_dir)
+            report = whole["report"]  # type: ignore[assignment]
+            processes = max(processes, whole["processes"])  # type: ignore[call-overload]
+            for k in ("cpu", "rss", "rss_sum", "tree"):
+                rows[k].append(whole[k])  # type: ignore[arg-type]
+            rows["whole"].append(whole["seconds"])  # type: ignore[arg-type]
+            # The fixed cost in the same run: the same command on a 12 KB log.
+            rows["fixed"].append(_whole(small, runs_dir)["seconds"])  # type: ignore[arg-type]
+        # The stage profile: one pass in one process (a split scan's stages run in several).
+        stages = json.loads(_child(_INPROC_CHILD, str(path), str(ROOT), "profile"))["stages"]
     med = {k: statistics.median(v) for k, v in rows.items()}
     ratio = {k: statistics.median(a / g for a, g in zip(rows[k], rows["grep"], strict=True) if g)
-             for k in ("hs", "inproc", "whole")}
+             for k in ("hs", "inproc", "whole", "fixed")}
     ratio["whole/hs"] = statistics.median(a / h for a, h in zip(rows["whole"], rows["hs"], strict=True) if h)
-    return {"median": med, "ratio": ratio, "runs": rows, "stages": stages,
+    return {"median": med, "ratio": ratio, "runs": rows, "stages": stages, "processes": processes,
             "lines": report.get("lines"), "category": report.get("category"),
             "top_rule": (report.get("failures") or [{}])[0].get("rule")}  # type: ignore[union-attr]
 
@@ -216,15 +286,26 @@ def _print_row(name: str, mb: int, r: dict[str, object]) -> None:
     assert isinstance(med, dict) and isinstance(ratio, dict)
     print(f"{name:<12} {mb:>4} MB | grep {med['grep']:6.3f} | hs {med['hs']:6.3f} ({ratio['hs']:4.1f}x) | "
           f"in-process {med['inproc']:6.3f} ({ratio['inproc']:4.1f}x) | whole {med['whole']:6.3f} "
-          f"({ratio['whole']:4.1f}x; {ratio['whole/hs']:4.1f}x hs) | peak RSS {med['rss']:5.0f} MB | "
-          f"{r['category']} {r['top_rule']}",
-          flush=True)
+          f"({ratio['whole']:4.1f}x; {ratio['whole/hs']:4.1f}x hs), CPU {med['cpu']:6.3f} in {r['processes']} "
+          f"processes | fixed (12 KB log) {med['fixed']:5.3f} ({ratio['fixed']:4.1f}x) | peak RSS {med['tree']:4.0f} "
+          f"MB (shared pages once; summed {med['rss_sum']:4.0f} MB, largest process {med['rss']:4.0f} MB) | "
+          f"{r['category']} {r['top_rule']}", flush=True)
 
 
 def _print_stages(stages: dict[str, float]) -> None:
     total = sum(stages.values()) or 1.0
-    print("    stages: " + ", ".join(f"{k} {v:.3f}s ({100 * v / total:.0f}%)" for k, v in stages.items()),
-          flush=True)
+    print("    stages (one pass, one process): " + ", ".join(f"{k} {v:.3f}s ({100 * v / total:.0f}%)"
+                                                          for k, v in stages.items()), flush=True)
+
+
+def _small_log() -> Path:
+    """The first 12 KB of a real log (whole lines): what every run costs whatever the log's size."""
+    path = OUT / "small-12kb.log"
+    if not path.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        data = (ROOT / _DEFAULT_ENDING).read_bytes()[: 12 * 1024]
+        path.write_bytes(data[: data.rfind(b"\n") + 1])
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(files)} real logs ({sum(p.stat().st_size for p in files) / _MB:.1f} MB); "
           f"{args.runs} paired runs; medians, ratios to grep -Eic in the same runs", flush=True)
     results = []
+    small = _small_log()
     for name, mb in plan:
         if name == "generated":
             from throughput import generate  # bench/throughput.py
@@ -254,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         else:
             path = _make_log(name, mixes[name], mb)
-        r = _measure(path, args.runs)
+        r = _measure(path, args.runs, small)
         _print_row(name, mb, r)
         _print_stages(r["stages"])  # type: ignore[arg-type]
         results.append({"mix": name, "mb": mb, "bytes": path.stat().st_size, **r})

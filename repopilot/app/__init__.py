@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         report_github_run,
         resolve_run_url,
     )
+    from .handoff import HandOff, HandOffTarget, hand_off, remote_target
     from .history import (
         budget_usage,
         export_run,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
+    from .history_backend import FailureHistory, FailureRow, HistoryRow, Recurring, RunRecord
     from .models_info import models_in
     from .pruning import prune_runs
     from .pull_request_fixes import (
@@ -100,8 +102,10 @@ __getattr__ = lazy_exports(__name__, {
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
+    "handoff": ("HandOff", "HandOffTarget", "hand_off", "remote_target"),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
+    "history_backend": ("FailureHistory", "FailureRow", "HistoryRow", "Recurring", "RunRecord"),
     "recurring": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "pruning": ("prune_runs",),
@@ -125,16 +129,23 @@ __all__ = [
     "DiagnosisReport",
     "Discovery",
     "DownloadReport",
+    "FailureHistory",
+    "FailureRow",
     "FixOutcome",
     "GitHubRunReport",
+    "HandOff",
+    "HandOffTarget",
+    "HistoryRow",
     "LogInput",
     "Observer",
     "Published",
     "PullRequestHead",
+    "Recurring",
     "RejectOutcome",
     "Renderer",
     "ReportFailure",
     "ReportLine",
+    "RunRecord",
     "ServiceSettings",
     "Settings",
     "apply_settings",
@@ -152,6 +163,7 @@ __all__ = [
     "fix_pull_request",
     "format_duration",
     "github_logs",
+    "hand_off",
     "installation_token",
     "keep_failure_issues",
     "list_recurring",
@@ -171,6 +183,7 @@ __all__ = [
     "receipt_markdown",
     "receipts_of",
     "reject_run",
+    "remote_target",
     "render_markdown",
     "report_github_run",
     "resolve_run_url",

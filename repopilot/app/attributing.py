@@ -14,7 +14,6 @@ from ..ci import (
     BaseFacts,
     DiagnosisReport,
     Evidence,
-    HistoryStore,
     JobFacts,
     RunRecord,
     RunRef,
@@ -23,6 +22,7 @@ from ..ci import (
     parse_run_url,
 )
 from ..core import InputError, RepoPilotError
+from .history_backend import FailureHistory
 from .memory import RunContext, context_of, record_of
 from .recurring import history_store
 from .runtime import github_access, scanner_for
@@ -130,7 +130,7 @@ def _record_base(facts: RunFacts, reports: list[DiagnosisReport], settings: Sett
     _safely(store, records)
 
 
-def _safely(store: HistoryStore, records: list[RunRecord]) -> None:
+def _safely(store: FailureHistory, records: list[RunRecord]) -> None:
     # The memory is lost, not the diagnosis (the diagnose trace says when the history is unusable).
     with suppress(RepoPilotError):
         store.record_many(records)
@@ -158,7 +158,7 @@ def _from_history(report: DiagnosisReport, settings: Settings, *, why: str) -> D
     return attribute_report(report, facts)
 
 
-def _history_facts(store: HistoryStore, repository: str | None, job: str | None, commit: str | None,
+def _history_facts(store: FailureHistory, repository: str | None, job: str | None, commit: str | None,
                    run_id: str | None, settings: Settings) -> JobFacts:
     facts = JobFacts()
     if job and commit:

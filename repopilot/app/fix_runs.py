@@ -29,7 +29,7 @@ from ..core import (
     UsageError,
     run_lock,
 )
-from ..repo import AppliedFix, apply_fix, fix_tools, mark_applied, open_repo, repo_tools, run_git
+from ..repo import AppliedFix, SetupCache, apply_fix, fix_tools, mark_applied, open_repo, repo_tools, run_git
 from .fix_seed import seed_messages
 from .runtime import Observer, github_access, model_for, observed, scanner_for, tool_bounds
 from .settings import Settings
@@ -312,9 +312,16 @@ def _plan(rec: TraceRecorder, settings: Settings, reports: list[DiagnosisReport]
     command = FailingCommand.model_validate(recorded) if isinstance(recorded, dict) else None
     command = choose_command(settings, command)
     return VerifyPlan(command=command, reports=reports, logs=rec.path.with_suffix(".verify"),
-                      enabled=settings.verify, setup=settings.verify_setup, timeout=settings.verify_timeout,
+                      enabled=settings.verify, setup=settings.verify_setup, setup_cache=_setup_cache(settings),
+                      timeout=settings.verify_timeout,
                       network=settings.verify_network, allow_weakening=settings.allow_weakening,
                       env=settings.verify_env)
+
+
+def _setup_cache(settings: Settings) -> SetupCache | None:
+    if not settings.verify_setup_cache:
+        return None
+    return SetupCache(settings.setup_cache_dir(), settings.verify_setup_cache_mb * 1_000_000)
 
 
 def _rediagnose(rec: TraceRecorder, root: Path, settings: Settings, observer: Observer | None,

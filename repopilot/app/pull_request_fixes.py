@@ -1,6 +1,7 @@
 """Fix runs driven from a pull request (the service's `/repopilot fix` and `/repopilot approve <sha256>`): the
 same lifecycle as `repopilot fix` and `repopilot approve`, on a fresh checkout of the PR's head, with the approved
-commit pushed to `repopilot/<run_id>` and offered as a draft pull request into the PR's branch.
+commit pushed to `repopilot/<run_id>` and offered as a draft pull request into the PR's branch (`hand_off`, the same
+code as `repopilot approve --pr`).
 
 Nothing is pushed without an approval naming the proposal's sha256 (`approve_run` checks it). Each step is
 idempotent, so a job killed anywhere can run again: the checkout is fresh, an already-pushed branch is fetched
@@ -14,9 +15,9 @@ from pathlib import Path
 
 from ..ci import GitHubClient
 from ..core import InputError
-from ..repo import checkout_pull_request, fetch_branch, push_branch
+from ..repo import checkout_pull_request, fetch_branch
 from .fix_runs import ApprovalOutcome, FixOutcome, approve_run, start_fix
-from .github_app import open_draft_pull_request
+from .handoff import HandOffTarget, hand_off
 from .settings import Settings
 
 __all__ = ["ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
@@ -71,21 +72,19 @@ class ApprovedPullRequest:
 def approve_for_pull_request(settings: Settings, head: PullRequestHead, run_id: str, sha256: str, who: str,
                              workdir: Path) -> ApprovedPullRequest:
     """Apply run `run_id`'s proposal (which must hash to `sha256`) as branch `repopilot/<run_id>` on the PR's
-    head, push it, and open (or find) its draft pull request into the PR's branch."""
+    head, then hand it off (the same `hand_off` as `repopilot approve --pr`): push it and open (or find) its
+    draft pull request into the PR's branch."""
     branch = f"repopilot/{run_id}"
     root = _fresh(workdir, f"{head.owner}-{head.repo}-{head.number}-approve")
     token = settings.github_token
+    target = HandOffTarget(root, head.clone_url, push_token=token, owner=head.owner, repo=head.repo, base=head.branch,
+                           api_url=settings.github_api_url)
     try:
         checkout_pull_request(root, head.clone_url, head.number, head.branch, token=token)
         fetch_branch(root, head.clone_url, branch, token=token)  # pushed by an earlier attempt: recognised
         outcome = approve_run(run_id, repo=root, sha256=sha256, who=who)
-        push_branch(root, head.clone_url, branch, token=token)  # never forced; the same commit is a no-op
+        note = (f"Approved by @{who} in #{head.number} (diff sha256 `{outcome.proposal.sha256}`, run `{run_id}`).")
+        done = hand_off(settings, run_id, target, pull_request=True, note=note)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    explanation = outcome.proposal.explanation.strip() or "RepoPilot's proposed fix"
-    number, url, existed = open_draft_pull_request(
-        settings, head.owner, head.repo, branch=branch, base=head.branch,
-        title=f"RepoPilot: {explanation.splitlines()[0][:80]}",
-        body=f"{explanation}\n\nApproved by @{who} in #{head.number} (diff sha256 `{outcome.proposal.sha256}`, run "
-             f"`{run_id}`).")
-    return ApprovedPullRequest(outcome, branch, number, url, existed)
+    return ApprovedPullRequest(outcome, branch, done.pull_request or 0, done.pull_request_url or "", done.existed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..core import CommandRun, Receipt, RunTrace
+from ..core import CommandRun, Receipt, RunTrace, SetupRun
 
 __all__ = ["OUTCOME_TEXT", "receipt_lines", "receipt_markdown", "receipts_of"]
 
@@ -31,8 +31,19 @@ def _run_line(label: str, run: CommandRun | None) -> list[str]:
     how = "timed out" if run.timed_out else f"exit {run.exit_code}"
     lines = [f"  {label}: {how} in {run.duration_s:.2f}s; output {run.output_bytes} bytes, sha256 "
              f"{run.output_sha256[:16]}; log {run.log}"]
+    if run.setup is not None:
+        lines.append(f"    {_setup_line(run.setup)}")
     lines += [f"    | {c}" for c in run.causal[:6]]
     return lines
+
+
+def _setup_line(s: SetupRun) -> str:
+    if s.cache == "hit":
+        return f"set-up: cache hit (key {s.key[:12]}), put back in {s.duration_s:.2f}s, not run"
+    how = "timed out" if s.timed_out else f"exit {s.exit_code}"
+    if s.cache == "off":
+        return f"set-up: ran ({how}) in {s.duration_s:.2f}s; caching off"
+    return f"set-up: cache miss (key {s.key[:12]}), ran ({how}) in {s.duration_s:.2f}s; {s.kept or 'not kept'}"
 
 
 def receipt_lines(receipt: Receipt) -> list[str]:

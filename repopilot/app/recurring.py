@@ -9,12 +9,16 @@ from pathlib import Path
 
 from ..ci import HistoryStore, Recurring
 from ..core import UsageError
+from .history_backend import FailureHistory
 from .settings import Settings
 
 __all__ = ["HistoryListing", "history_store", "list_recurring", "prune_history"]
 
 
-def history_store(settings: Settings) -> HistoryStore | None:
+def history_store(settings: Settings) -> FailureHistory | None:
+    """The store the use cases record to: the one the client provides (the service's PostgreSQL), else the file."""
+    if settings.history_backend is not None:
+        return settings.history_backend
     path = settings.history_path()
     return HistoryStore(path) if path is not None else None
 
@@ -39,7 +43,8 @@ def prune_history(settings: Settings, days: int | None = None) -> int:
 
 
 def _required(settings: Settings) -> HistoryStore:
-    store = history_store(settings)
-    if store is None:
+    """The history file `repopilot history` lists and prunes (the service prunes its own while recording)."""
+    path = settings.history_path()
+    if path is None:
         raise UsageError("the failure history is turned off (history = \"off\"); set REPOPILOT_HISTORY to a file")
-    return store
+    return HistoryStore(path)

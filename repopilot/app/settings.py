@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
 from ..core import (
@@ -28,6 +28,9 @@ from ..core import (
     use_runs_dir,
 )
 from ..providers import provider_variables
+
+if TYPE_CHECKING:  # the history's types are imported by the use cases that record, not by every command
+    from .history_backend import FailureHistory
 
 __all__ = ["CONFIG_KEYS", "Settings", "apply_settings", "default_runs_dir", "load_settings", "user_config_path"]
 
@@ -69,12 +72,16 @@ _KEYS: dict[str, _Key] = {
     "max_line_bytes": _Key("REPOPILOT_MAX_LINE_BYTES", int),
     "max_tool_calls_per_turn": _Key("REPOPILOT_MAX_TOOL_CALLS_PER_TURN", int),
     "max_stdin_bytes": _Key("REPOPILOT_MAX_STDIN_BYTES", int),
+    # Processes a big log file is scanned in at once (0: one per CPU, up to 4; 1: one pass in this process).
+    "scan_workers": _Key("REPOPILOT_SCAN_WORKERS", int),
     # Verification of proposals (the `[verify]` table of a config file: cmd, setup, timeout, network, enabled).
     "verify": _Key("REPOPILOT_VERIFY", bool),
     "verify_cmd": _Key("REPOPILOT_VERIFY_CMD", str),
     "verify_setup": _Key("REPOPILOT_VERIFY_SETUP", str),
     "verify_timeout": _Key("REPOPILOT_VERIFY_TIMEOUT", float),
     "verify_network": _Key("REPOPILOT_VERIFY_NETWORK", bool),
+    "verify_setup_cache": _Key("REPOPILOT_VERIFY_SETUP_CACHE", bool),
+    "verify_setup_cache_mb": _Key("REPOPILOT_VERIFY_SETUP_CACHE_MB", int),
     "allow_weakening": _Key(None, bool, in_files=False),
     # Long output on a terminal goes through it (REPOPILOT_PAGER, else the usual PAGER; `cat` turns it off).
     "pager": _Key("REPOPILOT_PAGER", str),
@@ -86,8 +93,10 @@ _KEYS: dict[str, _Key] = {
 }
 # The `[verify]` table's keys and the settings they set.
 _VERIFY_TABLE = {"enabled": "verify", "cmd": "verify_cmd", "setup": "verify_setup", "timeout": "verify_timeout",
-                 "network": "verify_network"}
+                 "network": "verify_network", "setup_cache": "verify_setup_cache",
+                 "setup_cache_mb": "verify_setup_cache_mb"}
 DEFAULT_VERIFY_TIMEOUT_S = 600.0
+DEFAULT_SETUP_CACHE_MB = 2048
 # The variables a verification command is given (toolchains, locale, home): anything else of RepoPilot's
 # environment, API keys and tokens above all, stays out. Names that look secret are dropped even from this list.
 _VERIFY_ENV = frozenset({
@@ -118,11 +127,15 @@ class Settings:
     max_line_bytes: int | None = None
     max_tool_calls_per_turn: int = MAX_TOOL_CALLS_PER_TURN
     max_stdin_bytes: int = MAX_STDIN_BYTES
+    scan_workers: int = 0
     verify: bool = True
     verify_cmd: str | None = None
     verify_setup: str | None = None
     verify_timeout: float = DEFAULT_VERIFY_TIMEOUT_S
     verify_network: bool = False
+    # The set-up step's cache in the state directory (`setup_cache_dir`), and its size limit in MB.
+    verify_setup_cache: bool = True
+    verify_setup_cache_mb: int = DEFAULT_SETUP_CACHE_MB
     allow_weakening: bool = False
     # What a verification command is given of the environment (see _VERIFY_ENV), never shown.
     verify_env: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -144,6 +157,9 @@ class Settings:
     xdg_state_home: str | None = None
     # The secrets every output must hide (the secret-looking variables' values), for the core's redaction.
     redactor: Redactor | None = field(default=None, repr=False, compare=False)
+    # The failure history when a client of the application layer keeps it elsewhere (the service: PostgreSQL);
+    # None: the SQLite file at `history_path()`. Never read from files or the environment.
+    history_backend: FailureHistory | None = field(default=None, repr=False, compare=False)
 
     def with_flags(self, **flags: Any) -> Settings:
         """These settings with command-line flags applied (None means the flag was not given)."""
@@ -165,6 +181,10 @@ class Settings:
         if self.history is not None:
             return None if str(self.history).lower() in _OFF else self.history
         return Path(self.xdg_state_home or "~/.local/state").expanduser() / "repopilot" / "history.sqlite3"
+
+    def setup_cache_dir(self) -> Path:
+        """Where verification's set-up step is cached: the user's state, beside the runs."""
+        return Path(self.xdg_state_home or _DEFAULT_STATE_HOME).expanduser() / "repopilot" / "setup-cache"
 
     def capture_content(self) -> bool:
         """Whether spans may carry message content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""

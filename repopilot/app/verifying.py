@@ -3,7 +3,9 @@ two disposable workspaces, on HEAD (it must fail the way the diagnosis says) and
 pass). The result is a receipt (core/receipt.py) recorded as its own trace step and carried by the proposal.
 
 HEAD's run is the same for every proposal of a run: it is kept in the run's tool state (keyed by commit,
-command and set-up), so a second proposal runs only its own workspace.
+command and set-up), so a second proposal runs only its own workspace. The set-up step (installing
+dependencies) is cached across runs in the state directory (repo/setup_cache.py): a workspace whose lock files
+and tools match a kept set-up gets its files put back instead of running it, and the receipt says which.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from ..core import (
     GuardResult,
     Receipt,
     SandboxError,
+    SetupRun,
     ToolContext,
     TraceRecorder,
     UserError,
 )
-from ..repo import ValidatedDiff, apply_in, check_weakening, run_command, tool_versions, worktree
+from ..repo import SetupCache, ValidatedDiff, apply_in, check_weakening, run_command, run_setup, tool_versions, worktree
 from .settings import Settings
 
 __all__ = ["VerifyPlan", "choose_command", "same_failure", "verifier", "verify_proposal"]
@@ -44,6 +47,7 @@ class VerifyPlan:
     logs: Path  # the run's directory of verification logs
     enabled: bool = True
     setup: str | None = None
+    setup_cache: SetupCache | None = None  # None: the set-up runs in every workspace
     timeout: float = 600.0
     network: bool = False
     allow_weakening: bool = False
@@ -90,9 +94,11 @@ def verify_proposal(root: Path, checked: ValidatedDiff, plan: VerifyPlan, *, sta
     command = plan.command
     tools = state.setdefault(_TOOLS, {})
     assert isinstance(tools, dict)
-    if command.command not in tools:
-        tools[command.command] = tool_versions(command.command, plan.env)
-    receipt.tools = dict(tools[command.command])
+    for line in (command.command, plan.setup):
+        if line and line not in tools:
+            tools[line] = tool_versions(line, plan.env)
+    setup_tools = dict(tools.get(plan.setup or "", {}))
+    receipt.tools = {**setup_tools, **tools[command.command]}
     receipt.env_sha256 = _sha(json.dumps([receipt.tools, sorted(plan.env)], sort_keys=True))
     try:
         before = _before(root, checked, plan, state, deadline)
@@ -100,7 +106,7 @@ def verify_proposal(root: Path, checked: ValidatedDiff, plan: VerifyPlan, *, sta
         verdict = _reproduced(before, plan)
         if verdict is not None:
             return _done(receipt, started, **verdict)
-        after = _run(root, checked, plan, f"{_safe(name)}-after", deadline, diff=checked)
+        after = _run(root, checked, plan, f"{_safe(name)}-after", deadline, diff=checked, setup_tools=setup_tools)
     except (SandboxError, UserError) as exc:
         return _done(receipt, started, reason=f"the workspace could not be made or used: {exc}")
     receipt.after = after
@@ -129,7 +135,10 @@ def _before(root: Path, checked: ValidatedDiff, plan: VerifyPlan, state: dict[st
     runs = state.setdefault(_BEFORE, {})
     assert isinstance(runs, dict)
     if key not in runs:
-        runs[key] = _run(root, checked, plan, f"before-{key[:8]}", deadline, diff=None).model_dump(mode="json")
+        tools = state.get(_TOOLS)
+        setup_tools = tools.get(plan.setup or "", {}) if isinstance(tools, dict) else {}
+        runs[key] = _run(root, checked, plan, f"before-{key[:8]}", deadline, diff=None,
+                         setup_tools=setup_tools).model_dump(mode="json")
     return CommandRun.model_validate(runs[key])
 
 
@@ -150,26 +159,33 @@ def _reproduced(before: CommandRun, plan: VerifyPlan) -> dict[str, object] | Non
 
 
 def _run(root: Path, checked: ValidatedDiff, plan: VerifyPlan, label: str, deadline: float | None,
-         diff: ValidatedDiff | None) -> CommandRun:
+         diff: ValidatedDiff | None, setup_tools: Mapping[str, str] | None = None) -> CommandRun:
     assert plan.command is not None
     timeout = plan.timeout if deadline is None else max(1.0, min(plan.timeout, deadline - time.monotonic()))
     with worktree(root, checked.base) as ws:
         if diff is not None:
             apply_in(ws, diff.diff, diff.strip)
         cwd = ws / plan.command.cwd
-        if plan.setup:
-            done = run_command(cwd, plan.setup, env=plan.env, timeout=timeout, log=plan.logs / f"{label}-setup.log",
-                               network=plan.network)
-            if done.exit_code != 0:
-                raise SandboxError(f"the set-up command failed ({'timed out' if done.timed_out else done.exit_code})"
-                                   f"; see {done.log}")
+        setup = _setup(ws, plan, label, timeout, setup_tools or {})
         ran = run_command(cwd, plan.command.command, env=plan.env, timeout=timeout, log=plan.logs / f"{label}.log",
                           network=plan.network)
     report = _rediagnose(ran.log) if ran.exit_code != 0 else None
     causal = [ln.text[:300] for f in report.causal_failures() for ln in f.lines][:MAX_CAUSAL] if report else []
     return CommandRun(exit_code=ran.exit_code, timed_out=ran.timed_out, duration_s=ran.duration_s,
                       output_sha256=ran.output_sha256, output_bytes=ran.output_bytes, log=str(ran.log),
-                      category=report.category if report else "unknown", causal=causal)
+                      category=report.category if report else "unknown", causal=causal, setup=setup)
+
+
+def _setup(ws: Path, plan: VerifyPlan, label: str, timeout: float, tools: Mapping[str, str]) -> SetupRun | None:
+    """The set-up step, put back from the cache when the lock files and tools are the same as a kept one."""
+    if not plan.setup or plan.command is None:
+        return None
+    done = run_setup(ws, plan.command.cwd, plan.setup, cache=plan.setup_cache, tools=tools, env=plan.env,
+                     timeout=timeout, log=plan.logs / f"{label}-setup.log", network=plan.network)
+    if done.exit_code != 0:
+        raise SandboxError(f"the set-up command failed ({'timed out' if done.timed_out else done.exit_code}); see "
+                           f"{done.log}")
+    return done
 
 
 def _rediagnose(log: Path) -> DiagnosisReport | None:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .command import find_command, log_lines
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
-    from .failure_history import FailureRow, HistoryStore, Recurring, RunRecord
+    from .failure_history import FailureRow, HistoryRow, HistoryStore, Recurring, RunRecord
     from .failure_issue import (
         ISSUE_LABEL,
         IssueState,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .render import LINE_CHARS, RENDERERS, Renderer, clip, cut_line, render_markdown, split_lines
     from .report import DiagnosisReport, Evidence, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
     from .run_facts import RunFacts, gather_run_facts
-    from .runurl import GitHubAccess, RunRef, is_run_url, parse_run_url
+    from .runurl import DEFAULT_API_URL, GitHubAccess, RunRef, is_run_url, parse_run_url
     from .scanner import Scanner
     from .sources import MAX_STDIN_BYTES, DownloadReport, LogInput, open_sources
 
@@ -42,7 +42,7 @@ __getattr__ = lazy_exports(__name__, {
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
     "failure_issue": ("ISSUE_LABEL", "IssueState", "Occurrence", "marked_fingerprint", "next_issue_state",
                       "read_issue_state", "render_failure_issue"),
-    "failure_history": ("FailureRow", "HistoryStore", "Recurring", "RunRecord"),
+    "failure_history": ("FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunRecord"),
     "fingerprint": ("short_fingerprint",),
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
@@ -50,12 +50,13 @@ __getattr__ = lazy_exports(__name__, {
     "render": ("LINE_CHARS", "RENDERERS", "Renderer", "clip", "cut_line", "render_markdown", "split_lines"),
     "report": ("DiagnosisReport", "Evidence", "ReportFailure", "ReportLine", "SeenBefore", "read_report",
                "report_schema"),
-    "runurl": ("GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
+    "runurl": ("DEFAULT_API_URL", "GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
     "scanner": ("Scanner",),
     "sources": ("MAX_STDIN_BYTES", "DownloadReport", "LogInput", "open_sources"),
 })
 
 __all__ = [
+    "DEFAULT_API_URL",
     "DEFAULT_TOKEN_BUDGET",
     "ISSUE_LABEL",
     "LINE_CHARS",
@@ -68,6 +69,7 @@ __all__ = [
     "FailureRow",
     "GitHubAccess",
     "GitHubClient",
+    "HistoryRow",
     "HistoryStore",
     "IssueState",
     "JobFacts",

@@ -25,6 +25,7 @@ class Hit:
     last: int
     fields: dict[str, str] = field(default_factory=dict)
     message: str = ""
+    late: bool = False  # grown at the scan's end, one of its rule's latest (ci/late.py), not one of its first
 
 
 def _any_segment(pattern: Pattern, clean: str) -> bool:

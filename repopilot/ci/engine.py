@@ -21,6 +21,7 @@ from .report import DiagnosisReport
 from .runurl import run_id_of
 from .scanner import Scanner
 from .sources import LogInput, open_sources
+from .split import scan_file, usable_cpus
 from .verdict import decide_category
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
@@ -64,14 +65,19 @@ def default_scanner(engine: str | None = None, rules: tuple[Path, ...] = (), cac
 def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Model | None = None,
                    recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
                    scanner: Scanner | None = None, progress: Callable[[int], None] | None = None,
-                   locator: LocatorModel | None = None, workspace: str | None = None) -> Result:
+                   locator: LocatorModel | None = None, workspace: str | None = None, workers: int = 1) -> Result:
     """Diagnose one log. `workspace` is the job's GITHUB_WORKSPACE, when known: files under it are reported
-    relative to the repository, as are files under any runner's usual workspace."""
+    relative to the repository, as are files under any runner's usual workspace. `workers`: processes a big log
+    file may be scanned in at once (ci/split.py; 1: this one only, 0: one per CPU, up to 4)."""
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
     sc = scanner or default_scanner(size=log.size)
-    with log.open() as fh:
-        res = sc.scan(fh, progress=progress)
+    workers = workers or min(4, usable_cpus())
+    if workers > 1 and log.path is not None and log.size is not None:
+        res = scan_file(sc, log.path, log.size, workers, progress)
+    else:
+        with log.open() as fh:
+            res = sc.scan(fh, progress=progress)
     if res.size == 0:
         raise InputError(f"{log.name} is empty: nothing to diagnose")
     dropped: set[int] = set()

@@ -64,6 +64,8 @@ _EAGER_TOTAL = 300
 _MAX_LOSERS = 2000
 _MAX_HITS = 20000
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
+# What a piece of the log is to `Scanner.scan_pieces`: read before the part scanned, the part, read after it.
+LEAD, OWN, TRAIL = "lead", "own", "trail"
 
 ProgressFn = Callable[[int], None]
 
@@ -297,16 +299,35 @@ class Scanner:
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
         res = ScanResult(engine=self.engine.name)
+        return self.scan_pieces(((p, OWN) for p in cleaned_pieces(stream, self.chunk_size, res)), res,
+                                progress=progress)
+
+    def scan_pieces(self, pieces: Iterable[tuple[bytes, str]], res: ScanResult, *,
+                    progress: ProgressFn | None = None, at_end: bool = True) -> ScanResult:
+        """Scan cleaned pieces of whole lines. Pieces marked `LEAD` (before the part of the log this scan
+        answers for; numbered up to line 0) and `TRAIL` (after it) are only context for blocks that run into
+        them: ci/split.py scans a big file in parts this way. `at_end`: the last piece is the log's end (the tail,
+        the last commands and keywords are read there)."""
         window = Window()
         state = _State(res)
         pending: tuple[list[int], dict[int, set[int]]] | None = None
         next_line = 1
-        for cleaned in cleaned_pieces(stream, self.chunk_size, res):
-            order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
+        for cleaned, role in pieces:
+            if role == LEAD:
+                newlines = cleaned.count(b"\n")
+                chunk = Chunk(cleaned, 1 - newlines, newlines)
+                chunk.anchor_tail(_NEAR_BEFORE + _CONTEXT)
+                window.push(chunk)
+                continue
+            if role == OWN:
+                order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
+            else:
+                order, by_line, newlines, anchors = [], {}, cleaned.count(b"\n"), []
             chunk = Chunk(cleaned, next_line, newlines)
             for n, offset in anchors:
                 chunk.anchor(n, offset)
-            next_line = chunk.last + 1
+            if role == OWN:
+                next_line = chunk.last + 1
             if window.full():
                 state.release(window.chunks[0], self.catalog.rules, window)
             window.push(chunk)
@@ -314,7 +335,7 @@ class Scanner:
             # A chunk's hits are handled once the next chunk is in memory: blocks may run into it.
             if pending is not None:
                 self._process(*pending, window, state)
-            pending = (order, by_line)
+            pending = (order, by_line) if role == OWN else None
             if progress is not None:
                 progress(res.size)
         if pending is not None:
@@ -322,6 +343,11 @@ class Scanner:
         state.finish(self.catalog.rules, window)
         res.lines = next_line - 1
         res.passed_classes = state.classes.sorted_spans()
+        if at_end:
+            self._at_end(res, window)
+        return res
+
+    def _at_end(self, res: ScanResult, window: Window) -> None:
         res.keywords = self._tail_keywords(window)
         res.commands = _last_commands(window)
         if window.chunks:
@@ -330,7 +356,6 @@ class Scanner:
             text = window.get(n)
             if text is not None:
                 res.tail.append(Marker(n, display_text(text)))
-        return res
 
     def _tail_keywords(self, window: Window) -> list[Marker]:
         found: list[Marker] = []
@@ -509,7 +534,8 @@ class _State:
         item.found.sort(key=lambda f: -f[0].confidence)
         self.late.keep(item, *chunk.around(n, LATE_BYTES))
 
-    def hit(self, n: int, found: list[tuple[Rule, dict[str, str], str]], get: LineGetter, in_script: bool) -> None:
+    def hit(self, n: int, found: list[tuple[Rule, dict[str, str], str]], get: LineGetter, in_script: bool, *,
+            late: bool = False) -> None:
         """Grow the winner's block around trigger line `n` and record the hit."""
         rule, fields, message = found[0]
         for other, _, _ in found[1:]:
@@ -525,7 +551,7 @@ class _State:
             a, b = extend_block(other, get, n)
             first, last = min(first, a), max(last, b)
         fields, message = block_fields(rule, get, n, first, last, fields, message)
-        hit = Hit(rule=rule, line=n, first=first, last=last, fields=fields, message=message)
+        hit = Hit(rule=rule, line=n, first=first, last=last, fields=fields, message=message, late=late)
         self.res.hits.append(hit)
         self.open_blocks[rule.id] = hit
         if in_script:
@@ -542,5 +568,5 @@ class _State:
             around = item.window()
             if item.found[0][0].category != "infrastructure":
                 self.classes.check_apart(item.line, around)
-            self.hit(item.line, item.found, around.get, item.in_script)
+            self.hit(item.line, item.found, around.get, item.in_script, late=True)
         self.res.hits.sort(key=lambda h: h.line)

@@ -45,6 +45,7 @@ class LogInput:
     source: str  # the SOURCE argument this came from
     job: str | None = None  # the job's name, when known (zip, API)
     failed_step: str | None = None  # the failing step's name, when the API said so
+    path: Path | None = None  # a regular file's path: a big one may be scanned in parts at once (ci/split.py)
 
 
 def check_text(head: bytes, name: str) -> None:
@@ -89,7 +90,7 @@ def open_sources(spec: str, github: GitHubAccess | None = None, *, max_stdin_byt
         return zip_log_inputs(path, spec)
     check_text(head, spec)
     size = path.stat().st_size
-    return _jobs_of(LogInput(name=spec, open=lambda: path.open("rb"), size=size, source=spec))
+    return _jobs_of(LogInput(name=spec, open=lambda: path.open("rb"), size=size, source=spec, path=path))
 
 
 def _jobs_of(log: LogInput) -> list[LogInput]:

@@ -4,7 +4,7 @@
 Approval fails closed: a terminal gets a y/N question (default No); without a terminal and without `--yes`
 nothing is applied and the command exits 3 with the exact `approve` command. `approve` applies exactly the
 recorded diff, checked by sha256, as one commit on branch `repopilot/<run_id>`; the working tree, the index and
-the current branch are never touched and nothing is pushed.
+the current branch are never touched and nothing is pushed unless `--push` or `--pr` asks (app/handoff.py).
 """
 
 from __future__ import annotations
@@ -20,13 +20,16 @@ from ..app import (
     ApprovalOutcome,
     DiagnosisReport,
     FixOutcome,
+    HandOff,
     RejectOutcome,
     approve_run,
+    hand_off,
     load_proposal,
     receipt_lines,
     receipt_markdown,
     receipts_of,
     reject_run,
+    remote_target,
     resume_run,
     start_fix,
     who_am_i,
@@ -155,9 +158,12 @@ def fix(
     verify_cmd: str | None = typer.Option(None, "--verify-cmd", help="The command that shows the failure "
                                           "(default: the failing step's command from the log)."),
     verify_setup: str | None = typer.Option(None, "--verify-setup", help="A set-up command run in each "
-                                            "verification workspace before the command (install dependencies)."),
+                                            "verification workspace before the command (install dependencies); "
+                                            "cached across runs by its lock files (--no-setup-cache)."),
     verify_timeout: float | None = typer.Option(None, "--verify-timeout", min=1, show_default=False,
                                                 help="Seconds each verification command may take (default 600)."),
+    no_setup_cache: bool = typer.Option(False, "--no-setup-cache", help="Run --verify-setup in every workspace "
+                                        "instead of putting back a kept set-up with the same lock files."),
     no_verify: bool = typer.Option(False, "--no-verify", help="Do not run the failing command to check a "
                                    "proposal (the weakening guard still applies)."),
     allow_network: bool = typer.Option(False, "--allow-network", help="Let the verification command reach the "
@@ -173,6 +179,7 @@ def fix(
     """Diagnose a failing CI log, then propose a fix as a diff that you approve before anything is applied."""
     settings = settings_from(max_steps=max_steps, verify_cmd=verify_cmd, verify_setup=verify_setup,
                              verify_timeout=verify_timeout, verify=False if no_verify else None,
+                             verify_setup_cache=False if no_setup_cache else None,
                              verify_network=True if allow_network else None,
                              allow_weakening=True if allow_weakening else None)
     # The summary comes after the approval question: nothing stands between the diff and the y/N.
@@ -192,11 +199,31 @@ def approve(
     onto_current: bool = typer.Option(False, "--onto-current",
                                       help="Apply even though HEAD moved or changed branch since the proposal "
                                            "(the new branch then starts from the current HEAD)."),
+    push: bool = typer.Option(False, "--push", help="Then push the approved commit to branch repopilot/RUN_ID "
+                              "on --remote, with your own git credentials (never forced; off by default)."),
+    pr: bool = typer.Option(False, "--pr", help="Then push it (implies --push) and open a DRAFT pull request into "
+                            "the branch the fix was proposed on, its body the diagnosis, the explanation and the "
+                            "verification receipt. Needs GITHUB_TOKEN, sent only to api.github.com or "
+                            "GITHUB_API_URL."),
+    remote: str = typer.Option("origin", "--remote", help="The remote --push and --pr use."),
 ) -> None:
-    """Apply a run's proposed diff as one commit on a new branch repopilot/RUN_ID."""
+    """Apply a run's proposed diff as one commit on a new branch repopilot/RUN_ID (and, asked, hand it off)."""
+    # Where it would go is checked first: a missing remote or token refuses before anything is applied.
+    settings = settings_from()
+    target = remote_target(settings, run_id, repo=repo, remote=remote, pull_request=pr) if push or pr else None
     if sha256 is None:
         sha256 = _sha256_from_person(run_id)
     _say_approved(approve_run(run_id, repo=repo, sha256=sha256, onto_current=onto_current), run_id)
+    if target is not None:
+        _say_handed_off(hand_off(settings, run_id, target, pull_request=pr), remote)
+
+
+def _say_handed_off(done: HandOff, remote: str) -> None:
+    out.print(f"Pushed commit {done.commit[:12]} to branch {done.branch} on {remote} ({done.pushed_to}).",
+              markup=False)
+    if done.pull_request_url:
+        again = " (it was already open)" if done.existed else ""
+        out.print(f"Draft pull request #{done.pull_request}{again}: {done.pull_request_url}", markup=False)
 
 
 def _sha256_from_person(run_id: str) -> str | None:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .model import Model, TextCallback
-    from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Receipt
+    from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Receipt, SetupRun
     from .retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
     from .tools import Tool, ToolContext, ToolRegistry, tool
     from .trace import (
@@ -73,7 +73,7 @@ __getattr__ = lazy_exports(__name__, {
         "Usage", "UserMessage"
     ),
     "model": ("Model", "TextCallback"),
-    "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Receipt"),
+    "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Receipt", "SetupRun"),
     "retry": ("RETRYABLE_STATUS", "RetriesExhausted", "Retry", "RetryPolicy", "parse_retry_after", "retry_call"),
     "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
     "trace": (
@@ -117,6 +117,7 @@ __all__ = [
     "RunResult",
     "RunTrace",
     "SandboxError",
+    "SetupRun",
     "Step",
     "SystemMessage",
     "TextCallback",

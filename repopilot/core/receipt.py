@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Outcome", "Receipt"]
+__all__ = ["CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Outcome", "Receipt", "SetupRun"]
 
 # verified: fails on HEAD as diagnosed, passes with the diff. still_failing: fails with the diff too.
 # not_reproduced: HEAD passes here (or fails differently): no fix is claimed. could_not_run: no command, no
@@ -42,6 +42,19 @@ class FailingCommand(BaseModel):
     cwd: str = "."  # relative to the repository root
 
 
+class SetupRun(BaseModel):
+    """The set-up step (installing dependencies) in one workspace: run, or put back from the set-up cache."""
+
+    cache: Literal["hit", "miss", "off"]  # hit: put back, not run; miss: run (and kept); off: caching turned off
+    key: str = ""  # sha256 of what it depends on: command, lock and manifest files, tool versions, network
+    inputs: list[str] = Field(default_factory=list)  # the lock and manifest files in the key (the first 20)
+    exit_code: int | None = None
+    timed_out: bool = False
+    duration_s: float = 0.0  # running it, or putting it back
+    log: str = ""
+    kept: str = ""  # after a miss: whether it was kept for the next workspace, or why not
+
+
 class CommandRun(BaseModel):
     """One run of the command in a disposable workspace."""
 
@@ -53,6 +66,7 @@ class CommandRun(BaseModel):
     log: str = ""  # the file holding its stdout and stderr, in the run's directory
     category: str = "unknown"  # the re-diagnosis of its output
     causal: list[str] = Field(default_factory=list)  # the re-diagnosis's causal lines (redacted)
+    setup: SetupRun | None = None  # the set-up step before it, when there is one
 
 
 class Receipt(BaseModel):

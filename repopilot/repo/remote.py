@@ -1,26 +1,41 @@
 """The only place RepoPilot talks to a git remote: the service fetches a pull request's head to work on, and
-pushes the branch of an approved fix. Everything else stays local (`gitrun` forbids every protocol by default).
+the hand-off (`approve --push`, the service's approval) pushes the branch of an approved fix. Everything else
+stays local (`gitrun` forbids every protocol by default).
 
 The installation token travels as an HTTP header set through git's environment (GIT_CONFIG_*), never in a URL,
-an argument (the process list) or the repository's config. Only https and local (file) remotes are allowed."""
+an argument (the process list) or the repository's config. https and local (file) remotes are allowed; an ssh
+remote only for a push without a token (the person's own key, with their own `ssh`: the repository's
+`core.sshCommand` is overridden, since its config could name any program)."""
 
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 
 from ..core import InputError
 from .gitrun import GitFailed, run_git
 
-__all__ = ["checkout_pull_request", "fetch_branch", "push_branch"]
+__all__ = ["check_push_url", "checkout_pull_request", "fetch_branch", "push_branch", "remote_url"]
 
 _FETCH_TIMEOUT = 300.0
 
 
-def _config(url: str, token: str | None) -> dict[str, str]:
-    if not url.startswith(("https://", "file://", "/")):
-        scheme = url.split("://", maxsplit=1)[0]
-        raise InputError(f"refusing to use a {scheme} remote: only https and local remotes are used")
+_SCP = re.compile(r"^[^/:@]+@[^/:]+:")  # git@github.com:owner/repo.git
+_LOCAL = ("file://", "/", "./", "../")
+
+
+def _is_ssh(url: str) -> bool:
+    return url.startswith("ssh://") or bool(_SCP.match(url))
+
+
+def _config(url: str, token: str | None, *, ssh: bool = False) -> dict[str, str]:
+    if ssh and token is None and _is_ssh(url):
+        return {"protocol.ssh.allow": "always", "core.sshCommand": "ssh"}
+    if not url.startswith(("https://", *_LOCAL)):
+        scheme = "ssh" if _is_ssh(url) else url.split("://", maxsplit=1)[0] if "://" in url else "non-URL"
+        allowed = "https, ssh (without a token) and local" if ssh else "https and local"
+        raise InputError(f"refusing to use a {scheme} remote: only {allowed} remotes are used")
     config = {"protocol.https.allow": "always", "protocol.file.allow": "always"}
     if token and url.startswith("https://"):
         basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
@@ -51,7 +66,23 @@ def fetch_branch(root: Path, url: str, branch: str, *, token: str | None = None)
     return True
 
 
-def push_branch(root: Path, url: str, branch: str, *, token: str | None = None) -> None:
-    """Push local `branch` to the same branch on the remote; never forced (a different commit there fails)."""
-    run_git(root, ["push", "-q", url, f"refs/heads/{branch}:refs/heads/{branch}"], config=_config(url, token),
-            timeout=_FETCH_TIMEOUT)
+def push_branch(root: Path, url: str, branch: str, *, token: str | None = None, commit: str | None = None) -> None:
+    """Push `commit` (default: local `branch`) to `branch` on the remote; never forced (a different commit there
+    fails), no hooks run. An ssh remote is allowed when no token is given."""
+    source = commit or f"refs/heads/{branch}"
+    run_git(root, ["push", "-q", "--no-verify", "--", url, f"{source}:refs/heads/{branch}"],
+            config=_config(url, token, ssh=True), timeout=_FETCH_TIMEOUT)
+
+
+def check_push_url(url: str) -> None:
+    """InputError when `push_branch` would refuse `url` without a token (asked before anything is done)."""
+    _config(url, None, ssh=True)
+
+
+def remote_url(root: Path, remote: str, *, push: bool = False) -> str | None:
+    """The URL of the repository's remote `remote` (the one it pushes to with `push`); None when there is none."""
+    try:
+        url = run_git(root, ["remote", "get-url", *(["--push"] if push else []), "--", remote], timeout=10.0)
+    except GitFailed:
+        return None
+    return url.strip() or None

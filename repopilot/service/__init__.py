@@ -10,6 +10,7 @@ from ..core.lazy import lazy_exports
 if TYPE_CHECKING:
     from .database import prepare_database
     from .events import ApproveCommand, DiagnoseRun, FixCommand, Work, route
+    from .failure_history import PostgresHistory
     from .history import service_run, service_runs
     from .queue import QUEUES
     from .runner import serve, work
@@ -20,11 +21,12 @@ __getattr__ = lazy_exports(__name__, {
     "database": ("prepare_database",),
     "queue": ("QUEUES",),
     "events": ("ApproveCommand", "DiagnoseRun", "FixCommand", "Work", "route"),
+    "failure_history": ("PostgresHistory",),
     "history": ("service_run", "service_runs"),
     "runner": ("serve", "work"),
     "signature": ("sign", "verify"),
     "store": ("Store",),
 })
 
-__all__ = ["QUEUES", "ApproveCommand", "DiagnoseRun", "FixCommand", "Store", "Work", "prepare_database", "route",
-           "serve", "service_run", "service_runs", "sign", "verify", "work"]
+__all__ = ["QUEUES", "ApproveCommand", "DiagnoseRun", "FixCommand", "PostgresHistory", "Store", "Work",
+           "prepare_database", "route", "serve", "service_run", "service_runs", "sign", "verify", "work"]

@@ -1,11 +1,12 @@
-"""One PostgreSQL for everything: Procrastinate's queue schema and the service's tables, created on first start
-(serve and worker both call this; an advisory lock keeps two starting at once from racing)."""
+"""One PostgreSQL for everything: Procrastinate's queue schema and the service's tables (the failure history too),
+created on first start (serve and worker both call this; an advisory lock keeps two starting at once from racing)."""
 
 from __future__ import annotations
 
 import psycopg
 
 from ..core import ConfigError
+from .failure_history import HISTORY_SCHEMA
 from .queue import make_queue
 from .store import SCHEMA
 
@@ -26,5 +27,6 @@ def prepare_database(url: str) -> None:
             if row is None or row[0] is None:
                 conn.execute(make_queue(url).schema_manager.get_schema().encode())
             conn.execute(SCHEMA.encode())
+            conn.execute(HISTORY_SCHEMA.encode())
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK,))

@@ -14,9 +14,10 @@ from typing import Any
 import psycopg
 
 from ..app import ServiceSettings, Settings, apply_settings, publish_report, report_github_run
-from ..core import GitHubAPIError, load_trace
+from ..core import GitHubAPIError, UserError, read_trace, runs_dir
 from .auth import AppAuth
 from .events import ApproveCommand, DiagnoseRun, FixCommand
+from .failure_history import PostgresHistory
 from .queue import Transient
 from .store import Store
 
@@ -28,11 +29,13 @@ class Runtime:
     settings: ServiceSettings
     auth: AppAuth
     store: Store
+    history: PostgresHistory
 
     def as_installation(self, installation_id: int) -> Settings:
-        """The application settings with this installation's token and the configured API."""
+        """The application settings with this installation's token, the configured API, and the one failure
+        history every worker shares."""
         return replace(self.settings.base, github_token=self.auth.token(installation_id),
-                       github_api_url=self.settings.api_url)
+                       github_api_url=self.settings.api_url, history_backend=self.history)
 
 
 _RUNTIME: list[Runtime] = []
@@ -45,7 +48,7 @@ def install_runtime(settings: ServiceSettings) -> Runtime:
     if _RUNTIME and _RUNTIME[0].settings == settings:
         return _RUNTIME[0]
     rt = Runtime(settings, AppAuth(settings.app_id, settings.private_key, settings.api_url),
-                 Store(settings.database_url))
+                 Store(settings.database_url), PostgresHistory(settings.database_url))
     _RUNTIME[:] = [rt]
     return rt
 
@@ -72,7 +75,7 @@ def run_job(kind: str, work: dict[str, Any], *, received: float, job_id: int, at
                              max(0.0, time.time() - received))
     except psycopg.OperationalError as exc:
         raise Transient(f"database unavailable: {type(exc).__name__}") from None
-    outcome = "failed"
+    outcome, began = "failed", time.time() - 1.0  # a second's slack for file systems with coarse times
     try:
         handler(rt, parsed)
         outcome = "succeeded"
@@ -89,12 +92,19 @@ def run_job(kind: str, work: dict[str, Any], *, received: float, job_id: int, at
     finally:
         # The outcome row is statistics; the queue itself records the job's state.
         with contextlib.suppress(psycopg.OperationalError):
+            _keep_traces_since(rt, began)
             rt.store.job_finished(job_id, attempt, outcome)
 
 
-def _keep_traces(rt: Runtime, run_ids: list[str]) -> None:
-    for run_id in dict.fromkeys(run_ids):
-        rt.store.save_trace(load_trace(run_id))
+def _keep_traces_since(rt: Runtime, since: float) -> None:
+    """Every trace this worker wrote since `since` goes to PostgreSQL, a failed job's too, so `repopilot runs
+    --db` shows every run whichever worker ran it. A trace another job is still writing may be saved part-way;
+    the store never replaces a longer trace with a shorter one, and that job saves its own when it ends."""
+    directory = runs_dir()
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        with contextlib.suppress(OSError, UserError, psycopg.DataError):  # one bad trace, not the rest
+            if path.stat().st_mtime >= since:
+                rt.store.save_trace(read_trace(path))
 
 
 def diagnose(rt: Runtime, work: DiagnoseRun) -> None:
@@ -102,7 +112,6 @@ def diagnose(rt: Runtime, work: DiagnoseRun) -> None:
     report = report_github_run(work.run_url, settings, no_llm=not settings.model)
     publish_report(report, settings, head_sha=work.head_sha, check_name=rt.settings.check_name,
                    pull_request=work.pull_request)
-    _keep_traces(rt, [r.trace_run_id for r in report.reports if r.trace_run_id])
 
 
 def fix(rt: Runtime, work: FixCommand) -> None:

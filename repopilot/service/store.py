@@ -97,9 +97,13 @@ class Store:
     def save_trace(self, trace: RunTrace) -> None:
         data = trace.model_dump(mode="json")
         with self._conn() as conn:
-            conn.execute("INSERT INTO repopilot_traces (run_id, command, status, started_at, repo, trace) "
+            conn.execute("INSERT INTO repopilot_traces AS t (run_id, command, status, started_at, repo, trace) "
                          "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET status = "
-                         "EXCLUDED.status, trace = EXCLUDED.trace, saved_at = now()",
+                         "EXCLUDED.status, trace = EXCLUDED.trace, saved_at = now() WHERE "
+                         # Never back to an earlier state of the run (a copy read while the run was being written).
+                         "jsonb_array_length(EXCLUDED.trace->'steps') > jsonb_array_length(t.trace->'steps') OR "
+                         "(jsonb_array_length(EXCLUDED.trace->'steps') = jsonb_array_length(t.trace->'steps') AND "
+                         "(EXCLUDED.status <> 'running' OR t.status = 'running'))",
                          (trace.run_id, trace.command, trace.status, trace.started_at, trace.repo,
                           json.dumps(data)))
 

@@ -91,6 +91,8 @@ def test_fix_then_approve_pushes_the_reviewed_diff_as_a_draft_pull_request(servi
     assert [(p["head"], p["base"], p["draft"]) for p in service.github.pulls] == [
         (branch.removeprefix("refs/heads/"), "feature", True)]
     assert "draft pull request #1000" in approved and "@mona" in approved
+    body = service.github.pulls[0]["body"]  # the same hand-off as `approve --pr`: the receipt rides along
+    assert sha256 in body and "add must add" in body and "### Verification receipt" in body
     commit = _git(bare, "rev-parse", branch)
 
     # The approval delivered again (a retried job, a second worker): same branch and commit, no second PR.

@@ -99,3 +99,26 @@ def test_repopilot_runs_reads_the_service_database(service: Service, capsys: pyt
     assert main(["runs", "show", listed[0]["run_id"], "--db", url, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["run_id"] == listed[0]["run_id"]
     assert main(["runs", "show", "nope", "--db", url]) == 2
+
+
+def test_a_job_that_fails_still_leaves_its_trace_in_postgresql(service: Service) -> None:
+    service.github.fail(r"/check-runs$", 422, times=5)  # GitHub refuses the check run: not worth a retry
+    _deliver_failed_run(service)
+    service.work()
+    assert service.sql("SELECT status::text FROM procrastinate_jobs") == [("failed",)]
+    traces = Store(service.settings.database_url).list_traces()
+    assert [(t.command, t.status) for t in traces] == [("diagnose", "completed")]
+
+
+def test_a_trace_is_never_replaced_by_an_earlier_state_of_its_run(service: Service) -> None:
+    from repopilot.core import RunTrace, Step
+
+    store = Store(service.settings.database_url)
+    done = RunTrace(run_id="r1", command="fix", goal="g", status="completed",
+                    steps=[Step(step_number=1, timestamp="t", type="decision")])
+    store.save_trace(done)
+    store.save_trace(done.model_copy(update={"status": "running", "steps": []}))  # read while being written
+    assert store.load_trace("r1") == done
+    store.save_trace(done.model_copy(update={"status": "approved"}))  # a later state is kept
+    loaded = store.load_trace("r1")
+    assert loaded is not None and loaded.status == "approved"
