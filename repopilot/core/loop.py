@@ -29,6 +29,8 @@ _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 # A rough tokens-per-character ratio, only for deciding when to elide old tool results.
 _CHARS_PER_TOKEN = 4
 _KEEP_RECENT_RESULTS = 2
+_REPEAT_NOTE = ("[you made this same call in an earlier turn and got this same result: repeating it tells you "
+                "nothing new; take a different step, or give your answer]\n")
 
 
 def dump_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -228,9 +230,22 @@ class Agent:
             except EndRun as end:
                 self._end_run(end, call, [*run[index + 1:], *skipped], started)
                 raise _RunEnded from None
-            self._record_result(call, outcome.content, outcome.is_error, started)
+            # Before the result, so a cut result keeps it.
+            content = (_REPEAT_NOTE if self._repeated(call) else "") + outcome.content
+            self._record_result(call, content, outcome.is_error, started)
         if skipped:
             self._answer_skipped(skipped, len(calls))
+
+    def _repeated(self, call: ToolCall) -> bool:
+        """Whether the model made this exact read-only call in an earlier turn (models, small ones most, loop on
+        one call; the note on its result says so, the call itself still runs)."""
+        spec = self.tools.get(call.name)
+        if spec is None or spec.side_effects or call.arguments_error is not None:
+            return False
+        return any(c.name == call.name and c.arguments == call.arguments
+                   for m in self.messages if isinstance(m, AssistantMessage) and all(c.id != call.id
+                                                                                       for c in m.tool_calls)
+                   for c in m.tool_calls)
 
     def _answer_skipped(self, skipped: Sequence[ToolCall], total: int) -> None:
         """Calls past the per-turn cap get an error result the model reads; one decision step records them all, so

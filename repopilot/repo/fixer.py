@@ -15,9 +15,10 @@ __all__ = ["FIX_SYSTEM_PROMPT", "fix_tools"]
 FIX_SYSTEM_PROMPT = """You are RepoPilot, fixing a failing CI run in a git repository.
 You are given a diagnosis of the failure: its category, the causal log lines and an excerpt of the log.
 1. Read the files the diagnosis points at (read_file, search_code) before changing anything.
-2. Propose the smallest change that fixes the cause with propose_fix: a unified diff against HEAD whose context
-   lines are copied exactly from the files as they are now. Never edit tests to make them pass unless the
-   test itself is wrong, and say so if it is.
+2. Propose the smallest change that fixes the cause with propose_fix: either one edit (path, old_text copied
+   exactly from the file, new_text) or a unified diff against HEAD whose context lines are copied exactly from
+   the files as they are now. Never edit tests to make them pass unless the test itself is wrong, and say so
+   if it is.
 3. If a proposal is refused as invalid, read the error, re-read the file and send a corrected diff.
 4. If the failure cannot be fixed in the repository (infrastructure, network, secrets), do not propose a diff:
    explain what a person should do instead.
@@ -28,4 +29,8 @@ still fails you are shown its output and may propose again. Nothing is applied w
 def fix_tools(root: Path, *, verify: Verifier | None = None, **bounds: Any) -> list[Tool]:
     """The tools of the fix agent, bound to the repository at `root` (`bounds` as `repo_tools` takes them);
     `verify` checks each valid proposal before it is recorded (the application layer's verification)."""
-    return [*repo_tools(root, **bounds), propose_fix_tool(root, verify=verify)]
+    tools = {t.name: t for t in repo_tools(root, **bounds)}
+    # In the order a fix uses them: reading the code the diagnosis names, proposing, then history. Small local
+    # models weigh the list top-down (SmolLM2 called the first git tool over and over; bench/LIVE.md).
+    first = [tools.pop(name) for name in ("read_file", "search_code", "list_files")]
+    return [*first, propose_fix_tool(root, verify=verify), *tools.values()]

@@ -11,6 +11,7 @@ from typing import Any
 from ..core import ApprovalRequired, EndRun, Proposal, Receipt, Tool, ToolContext, redact_text
 from .apply import head_branch
 from .diff import InvalidDiff, ValidatedDiff, validate_diff
+from .edit import edit_diff
 
 __all__ = ["MAX_EXPLANATION_CHARS", "MAX_INVALID_PROPOSALS", "Verifier", "mark_applied", "propose_fix_tool",
            "refusal"]
@@ -46,19 +47,41 @@ def refusal(receipt: Receipt) -> str:
             "Read the code again and propose a corrected diff")
 
 
+def _the_diff(root: Path, diff: str | None, path: str | None, old_text: str | None, new_text: str | None) -> str:
+    """The proposal's diff: as the model wrote it, or written here from its one edit."""
+    edit = (path, old_text, new_text)
+    if diff and any(v is not None for v in edit):
+        raise InvalidDiff("give either diff, or path with old_text and new_text, not both")
+    if diff:
+        return diff
+    if path is None or old_text is None or new_text is None:
+        missing = [n for n, v in zip(("path", "old_text", "new_text"), edit, strict=True) if v is None]
+        raise InvalidDiff("no change given: send a unified diff as diff, or one edit as path, old_text and "
+                          f"new_text (missing: {', '.join(missing)})")
+    return edit_diff(root, path, old_text, new_text)
+
+
 def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS, verify: Verifier | None = None) -> Tool:
     """`propose_fix` bound to the repository at `root`; after `max_invalid` invalid diffs the run stops (a diff
     verification refuses counts as one). `verify` checks each valid diff before it is recorded."""
 
-    def propose_fix(diff: str, explanation: str, ctx: ToolContext) -> str:
-        """Propose a fix for a person to review. Nothing is applied until they approve this exact diff; after
-        this call the run pauses, so make it your last call.
+    def propose_fix(explanation: str, diff: str | None = None, path: str | None = None,
+                    old_text: str | None = None, new_text: str | None = None,
+                    ctx: ToolContext | None = None) -> str:
+        """Propose a fix for a person to review. Give the change EITHER as `diff`, OR as one edit: `path`,
+        `old_text` and `new_text`. Nothing is applied until a person approves it; after this call the run pauses,
+        so make it your last call.
 
         Args:
+            explanation: Why this change fixes the failure, in a few sentences; the first line is the summary.
             diff: A unified diff against HEAD: `--- a/PATH` and `+++ b/PATH` lines, then `@@ -A,B +C,D @@` hunks
                 with about 3 unchanged context lines copied exactly from the current file (read it first).
-            explanation: Why this change fixes the failure, in a few sentences; the first line is the summary.
+            path: For one edit instead of a diff: the file to change, relative to the repository root.
+            old_text: For one edit: the exact text to replace, copied from the file (without read_file's line
+                numbers); it must occur once in the file.
+            new_text: For one edit: the text that replaces old_text.
         """
+        assert ctx is not None  # the loop always passes the run's context to a tool that takes one
         # Checked first: once a fix is applied the run never goes back to awaiting approval, whatever call id
         # a model (or a replayed script) sends.
         if ctx.state.get(APPLIED_BRANCH):
@@ -73,10 +96,11 @@ def propose_fix_tool(root: Path, *, max_invalid: int = MAX_INVALID_PROPOSALS, ve
             if len(explanation) > MAX_EXPLANATION_CHARS:
                 raise InvalidDiff(f"the explanation has {len(explanation)} characters; keep it under "
                                   f"{MAX_EXPLANATION_CHARS}")
-            if redact_text(diff) != diff:
+            text = _the_diff(root, diff, path, old_text, new_text)
+            if redact_text(text) != text:
                 # The trace never holds secrets, so a diff with one could not be recorded as it is shown.
                 raise InvalidDiff("the diff contains text that looks like a credential; leave secrets out")
-            checked = validate_diff(root, diff)
+            checked = validate_diff(root, text)
             receipt = verify(checked, ctx) if verify is not None else None
             if receipt is not None and receipt.outcome in ("blocked", "still_failing"):
                 raise InvalidDiff(refusal(receipt))

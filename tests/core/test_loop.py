@@ -224,8 +224,8 @@ def test_old_tool_results_are_elided_near_the_context_budget(tmp_path: Path) -> 
     trace = load(result.trace_path)
     elisions = [s for s in trace["steps"] if s["type"] == "decision" and s["detail"]["decision"] == "elide_context"]
     assert elisions and elisions[0]["detail"]["elided"][0]["tool_call_id"] == "b0"
-    # The trace still holds every result whole.
-    assert all(len(s["result"]) == 50_000 for s in trace["steps"] if s["type"] == "tool_result")
+    # The trace still holds every result whole (the repeats behind the note saying they are repeats).
+    assert all(s["result"].endswith("x" * 50_000) for s in trace["steps"] if s["type"] == "tool_result")
 
 
 def test_resume_runs_only_unanswered_tool_calls_and_never_reasks_answered_turns(tmp_path: Path) -> None:
@@ -298,3 +298,17 @@ def test_tool_calls_past_the_per_turn_cap_are_answered_not_run(tmp_path: Path) -
     trace = load(result.trace_path)
     capped = [s for s in trace["steps"] if s["type"] == "decision" and s["result"] == "tool_calls_capped"]
     assert len(capped) == 1 and len(capped[0]["detail"]["skipped"]) == 295
+
+
+def test_a_repeated_read_only_call_runs_again_with_a_note_before_its_result(tmp_path: Path) -> None:
+    same = {"name": "add", "arguments": {"a": 1, "b": 2}}
+    agent, model = make_agent(tmp_path, [
+        {"tool_calls": [{"id": "c1", **same}]},
+        {"tool_calls": [{"id": "c2", **same}, {"id": "c3", "name": "add", "arguments": {"a": 2, "b": 2}}]},
+        "done",
+    ])
+    result = start(agent)
+    results = {m.tool_call_id: m.content for m in model.calls[2]["messages"] if isinstance(m, ToolResultMessage)}
+    assert results["c1"] == "3" and results["c3"] == "4"  # first time, and a different call: no note
+    assert results["c2"].startswith("[you made this same call in an earlier turn") and results["c2"].endswith("\n3")
+    assert result.status == "completed"

@@ -1,0 +1,93 @@
+"""llama.cpp's OpenAI-compatible server (llama-cpp-python, the `local` extra), with two repairs to its
+`chatml-function-calling` chat format (the one that turns a ChatML model's text into OpenAI tool calls).
+
+    python bench/local_server.py --model PATH.gguf --port 8080 [--n_threads 2] [--max-completion-tokens 384]
+        [any other `python -m llama_cpp.server` option]
+
+Why a wrapper and not `python -m llama_cpp.server` itself (llama-cpp-python 0.3.36):
+1. Its template renders a `tool` message as an empty `<|im_start|>tool` line: the model never sees a tool's
+   result, and calls the same tool again and again. Here each tool result reaches the model as a user turn,
+   "Result of NAME:" and the text. Its template also shows each tool's name and parameters but not its
+   description; the descriptions are added to the system message.
+2. It generates a tool call's arguments and the message that may follow it with `max_tokens=None`, whatever the
+   request says: a small model that loops inside a JSON string writes until the context is full (minutes per
+   reply on two cores). Here every completion is capped (a request's own smaller `max_tokens` still wins); a
+   capped call reaches RepoPilot as bad arguments, which the model is told.
+The ChatML framing, the grammar and the sampling are llama-cpp-python's.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any
+
+
+def _cap(limit: int) -> None:
+    import llama_cpp
+
+    original = llama_cpp.Llama.create_completion
+
+    @functools.wraps(original)
+    def capped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        asked = kwargs.get("max_tokens")
+        if asked is None or asked <= 0 or asked > limit:
+            kwargs["max_tokens"] = limit
+        return original(self, *args, **kwargs)
+
+    llama_cpp.Llama.create_completion = capped  # type: ignore[method-assign]
+
+
+def _shown(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """`messages` with each tool result as a user turn naming its tool, and the tools' descriptions listed."""
+    names: dict[Any, str] = {}
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        for call in m.get("tool_calls") or []:
+            names[call.get("id")] = (call.get("function") or {}).get("name", "the tool")
+        if m.get("role") == "tool":
+            name = names.get(m.get("tool_call_id"), "the tool")
+            out.append({"role": "user", "content": f"Result of {name}:\n{m.get('content') or ''}"})
+        else:
+            out.append(m)
+    if tools and out and out[0].get("role") == "system":
+        listing = "\n".join(f"- {t['function']['name']}: {t['function'].get('description', '')}" for t in tools)
+        out[0] = {**out[0], "content": f"{out[0].get('content') or ''}\n\nWhat each function does:\n{listing}"}
+    return out
+
+
+def _show_results() -> None:
+    from llama_cpp import llama_chat_format as formats
+
+    original = formats.chatml_function_calling
+
+    @functools.wraps(original)
+    def handler(*, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+                **kwargs: Any) -> Any:
+        return original(messages=_shown(messages, tools), tools=tools, **kwargs)  # type: ignore[arg-type]
+
+    formats.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
+        "chatml-function-calling", handler, overwrite=True)
+
+
+def main(argv: list[str]) -> None:
+    limit = 384
+    rest: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg == "--max-completion-tokens":
+            limit = int(next(it))
+        elif arg.startswith("--max-completion-tokens="):
+            limit = int(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+    _cap(limit)
+    _show_results()
+    from llama_cpp.server.__main__ import main as serve
+
+    sys.argv = [sys.argv[0], *rest]
+    serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
