@@ -15,6 +15,7 @@ import json
 import ssl
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 from urllib.parse import quote
 
@@ -33,6 +34,7 @@ from ..core import (
     retry_call,
     waiting,
 )
+from .api_cache import ApiCache, CachedAnswer, is_final
 from .runurl import DEFAULT_API_URL, GitHubAccess
 
 __all__ = ["DEFAULT_API_URL", "GitHubAccess", "GitHubClient"]
@@ -68,6 +70,7 @@ class GitHubClient:
         backoff: float = 1.0,
         max_wait: float = 60.0,
         timeout: float = 30.0,
+        api_cache: Path | None = None,
     ) -> None:
         raw = token or ""
         self.token = raw.strip() or None  # a token read from a file often ends in a newline
@@ -82,6 +85,8 @@ class GitHubClient:
         # The shared policy: rate-limit pauses are honoured up to `max_wait`, one at a time and all together.
         self.retry = RetryPolicy(max_retries=self.attempts - 1, initial_wait=backoff, max_wait=8.0,
                                  max_retry_after=max_wait, max_total_wait=max_wait)
+        # GET answers kept between processes (ci/api_cache.py): unchanged ones cost a free 304, final ones nothing.
+        self.cache = ApiCache(api_cache, f"{self.api_url} {self.token or ''}") if api_cache else None
         self._http = httpx.Client(timeout=timeout, follow_redirects=False, verify=_tls_context(),
                                   headers={"User-Agent": "repopilot", "X-GitHub-Api-Version": _API_VERSION})
 
@@ -303,15 +308,40 @@ class GitHubClient:
         return headers
 
     def _get(self, path: str, what: str, params: dict[str, Any] | None = None) -> httpx.Response:
-        return self._call(lambda: self._send("GET", self._url(path), what, params=params), what)
+        url = str(httpx.URL(self._url(path), params=params or {}))
+        if self.cache is None:
+            return self._call(lambda: self._send("GET", url, what), what)
+        cached = self.cache.get(url)
+        if cached is not None and cached.final:
+            return _replayed(url, cached)
+        asked = cached.validators() if cached is not None else {}
+        response = self._call(lambda: self._send("GET", url, what, headers=asked), what)
+        if response.status_code == 304 and cached is not None:
+            return _replayed(url, cached)
+        self._keep(url, path, response)
+        return response
+
+    def _keep(self, url: str, path: str, response: httpx.Response) -> None:
+        if response.status_code != 200 or self.cache is None:
+            return
+        try:
+            final = is_final(path, response.json())
+        except ValueError:
+            return
+        etag, modified = response.headers.get("etag"), response.headers.get("last-modified")
+        if final or etag or modified:  # an answer that can be neither reused nor revalidated is not kept
+            self.cache.put(url, CachedAnswer(body=response.content, etag=etag, last_modified=modified,
+                                             link=response.headers.get("link"), final=final))
 
     def _post(self, path: str, what: str, body: dict[str, Any]) -> dict[str, Any]:
         response = self._call(lambda: self._send("POST", self._url(path), what, json=body), what)
         return _json_object(response, what)
 
-    def _send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
+    def _send(self, method: str, url: str, what: str, headers: dict[str, str] | None = None,
+              **kwargs: Any) -> httpx.Response:
         try:
-            response = self._http.request(method, url, headers=self._headers(auth=True), **kwargs)
+            response = self._http.request(method, url, headers={**self._headers(auth=True), **(headers or {})},
+                                          **kwargs)
         except httpx.TransportError as exc:
             raise Retry(f"connection failed: {type(exc).__name__}") from None
         self._check(response, what)
@@ -423,6 +453,12 @@ def _fit(body: str) -> str:
         return body
     note = "\n\n_(truncated to fit GitHub's comment limit)_\n"
     return body[: _COMMENT_LIMIT - len(note)] + note
+
+
+def _replayed(url: str, cached: CachedAnswer) -> httpx.Response:
+    """A kept answer as the response it was (its pagination links included)."""
+    headers = {"content-type": "application/json"} | ({"link": cached.link} if cached.link else {})
+    return httpx.Response(200, headers=headers, content=cached.body, request=httpx.Request("GET", url))
 
 
 def _fit_body(fields: dict[str, Any]) -> dict[str, Any]:
