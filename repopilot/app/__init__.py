@@ -3,27 +3,27 @@ The CLI is one client; a webhook or a Python caller is another (see docs/archite
 
 from typing import TYPE_CHECKING
 
-from ..ci import (
-    DEFAULT_TOKEN_BUDGET,
-    LINE_CHARS,
-    RENDERERS,
-    DiagnosisReport,
-    DownloadReport,
-    LogInput,
-    Renderer,
-    ReportFailure,
-    ReportLine,
-    clip,
-    cut_line,
-    parse_run_url,
-    read_report,
-    render_markdown,
-    short_fingerprint,
-    split_lines,
-)
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ..ci import (
+        DEFAULT_TOKEN_BUDGET,
+        LINE_CHARS,
+        RENDERERS,
+        DiagnosisReport,
+        DownloadReport,
+        LogInput,
+        Renderer,
+        ReportFailure,
+        ReportLine,
+        clip,
+        cut_line,
+        parse_run_url,
+        read_report,
+        render_markdown,
+        short_fingerprint,
+        split_lines,
+    )
     from .asking import ask
     from .diagnosing import diagnose, open_logs
     from .discovery import Discovery, discover_run
@@ -69,7 +69,6 @@ if TYPE_CHECKING:
         timeline,
     )
     from .history_backend import FailureHistory, FailureRow, HistoryRow, Recurring, RunRecord
-    from .memory import list_recurring, prune_history
     from .models_info import models_in
     from .pruning import prune_runs
     from .pull_request_fixes import (
@@ -80,12 +79,17 @@ if TYPE_CHECKING:
         pull_request_head,
     )
     from .receipts import receipt_lines, receipt_markdown, receipts_of
-    from .runtime import Observer, apply_settings, tool_bounds
+    from .recurring import list_recurring, prune_history
+    from .runtime import Observer, tool_bounds
     from .service_settings import ServiceSettings, load_service_settings
-    from .settings import Settings, load_settings
+    from .settings import Settings, apply_settings, load_settings
 
 # Each name is imported from its module the first time it is used (start-up stays fast).
 __getattr__ = lazy_exports(__name__, {
+    # The domain's names the clients use, passed on from the ci face: the settings alone import none of them.
+    "..ci": ("DEFAULT_TOKEN_BUDGET", "LINE_CHARS", "RENDERERS", "DiagnosisReport", "DownloadReport", "LogInput",
+             "Renderer", "ReportFailure", "ReportLine", "clip", "cut_line", "parse_run_url", "read_report",
+             "render_markdown", "short_fingerprint", "split_lines"),
     "asking": ("ask",),
     "diagnosing": ("diagnose", "open_logs"),
     "discovery": ("Discovery", "discover_run"),
@@ -102,15 +106,15 @@ __getattr__ = lazy_exports(__name__, {
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
     "history_backend": ("FailureHistory", "FailureRow", "HistoryRow", "Recurring", "RunRecord"),
-    "memory": ("list_recurring", "prune_history"),
+    "recurring": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "pruning": ("prune_runs",),
     "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
                            "pull_request_head"),
     "receipts": ("receipt_lines", "receipt_markdown", "receipts_of"),
-    "runtime": ("Observer", "apply_settings", "tool_bounds"),
+    "runtime": ("Observer", "tool_bounds"),
     "service_settings": ("ServiceSettings", "load_service_settings"),
-    "settings": ("Settings", "load_settings"),
+    "settings": ("Settings", "apply_settings", "load_settings"),
 })
 
 __all__ = [

@@ -23,7 +23,8 @@ from ..ci import (
 )
 from ..core import InputError, RepoPilotError
 from .history_backend import FailureHistory
-from .memory import RunContext, context_of, history_store, record_of
+from .memory import RunContext, context_of, record_of
+from .recurring import history_store
 from .runtime import github_access, scanner_for
 from .settings import Settings
 

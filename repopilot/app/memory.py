@@ -1,22 +1,20 @@
 """Memory across runs: each diagnosis is recorded in the failure history (`Settings.history_path()`), and each
 failure of a report says what the history knows of it ("seen 4 times since 2026-11-02, first on 1a2b3c4").
-`repopilot history` lists recurring failures; `history prune` (and, once a day, recording itself) forgets rows
-older than the retention (`history_days`)."""
+Recording also forgets, once a day, rows older than the retention (`history_days`); listing and pruning on
+request are app/recurring.py's."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
-from ..ci import DiagnosisReport, FailureRow, HistoryStore, Recurring, RunRecord, RunRef, SeenBefore, parse_run_url
-from ..core import InputError, UsageError
-from .history_backend import FailureHistory
+from ..ci import DiagnosisReport, FailureRow, Recurring, RunRecord, RunRef, SeenBefore, parse_run_url
+from ..core import InputError
+from .recurring import history_store
 from .settings import Settings
 
-__all__ = ["HistoryListing", "RunContext", "context_of", "history_store", "list_recurring", "prune_history",
-           "record_of", "remember"]
+__all__ = ["RunContext", "context_of", "record_of", "remember"]
 
 
 @dataclass(frozen=True)
@@ -31,21 +29,6 @@ class RunContext:
     run_id: str | None = None
     attempt: int | None = None
     url: str | None = None
-
-
-@dataclass(frozen=True)
-class HistoryListing:
-    path: Path
-    diagnoses: int
-    recurring: list[Recurring]
-
-
-def history_store(settings: Settings) -> FailureHistory | None:
-    """The store the use cases record to: the one the client provides (the service's PostgreSQL), else the file."""
-    if settings.history_backend is not None:
-        return settings.history_backend
-    path = settings.history_path()
-    return HistoryStore(path) if path is not None else None
 
 
 def _run_ref(source: str | None) -> RunRef | None:
@@ -107,23 +90,3 @@ def remember(reports: Sequence[DiagnosisReport], settings: Settings,
 def _seen(r: Recurring) -> SeenBefore:
     return SeenBefore(count=r.count, first_seen=_iso(r.first_seen), last_seen=_iso(r.last_seen),
                       first_commit=r.first_commit, branches=r.branches, flake_rate=r.flake_rate)
-
-
-def list_recurring(settings: Settings, limit: int = 20) -> HistoryListing:
-    store = _required(settings)
-    return HistoryListing(path=store.path, diagnoses=store.count(), recurring=store.recurring(limit=limit))
-
-
-def prune_history(settings: Settings, days: int | None = None) -> int:
-    """Forget diagnoses older than `days` (default: the `history_days` setting); returns how many."""
-    if days is not None and days < 0:
-        raise UsageError("--days must be 0 or more")
-    return _required(settings).prune(settings.history_days if days is None else days)
-
-
-def _required(settings: Settings) -> HistoryStore:
-    """The history file `repopilot history` lists and prunes (the service prunes its own while recording)."""
-    path = settings.history_path()
-    if path is None:
-        raise UsageError("the failure history is turned off (history = \"off\"); set REPOPILOT_HISTORY to a file")
-    return HistoryStore(path)

@@ -1,29 +1,25 @@
 """What the use cases build from `Settings`: the model, the scanner, GitHub access, live telemetry. One place,
-so every use case configures the layers below the same way."""
+so every use case configures the layers below the same way (the process-wide defaults are `apply_settings`'s, in
+app/settings.py: reading the settings must not import the diagnosis)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ci import GitHubAccess, Scanner, default_scanner
-from ..core import Model, TraceRecorder, install_redactor, use_runs_dir
+from ..core import TraceRecorder
 from .settings import Settings
 
-__all__ = ["Observer", "apply_settings", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
+if TYPE_CHECKING:  # the messages' models: built only when a model is asked for (`diagnose FILE` needs none)
+    from ..core import Model
+
+__all__ = ["Observer", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
 
 # A client's view of a traced run while it goes (the CLI prints the run summary after it): given the recorder
 # and the model, returns a context manager around the run.
-Observer = Callable[[TraceRecorder, Model | None], AbstractContextManager[None]]
-
-
-def apply_settings(settings: Settings) -> None:
-    """Process-wide settings the layers below use as their defaults: where runs are recorded, and the secrets
-    that redaction hides."""
-    use_runs_dir(settings.runs_dir)
-    if settings.redactor is not None:
-        install_redactor(settings.redactor)
+Observer = Callable[[TraceRecorder, "Model | None"], AbstractContextManager[None]]
 
 
 def model_for(settings: Settings, *, required: bool = True) -> Model | None:

@@ -18,14 +18,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
-from ..core import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, ConfigError, Redactor, active_redactor
+from ..core import (
+    DEFAULT_MAX_STEPS,
+    MAX_TOOL_CALLS_PER_TURN,
+    ConfigError,
+    Redactor,
+    active_redactor,
+    install_redactor,
+    use_runs_dir,
+)
 from ..providers import provider_variables
-from ..telemetry import capture_content_from_env
 
 if TYPE_CHECKING:  # the history's types are imported by the use cases that record, not by every command
     from .history_backend import FailureHistory
 
-__all__ = ["CONFIG_KEYS", "Settings", "default_runs_dir", "load_settings", "user_config_path"]
+__all__ = ["CONFIG_KEYS", "Settings", "apply_settings", "default_runs_dir", "load_settings", "user_config_path"]
 
 # Runs are the user's state, not the project's files: never in a work tree's `git status`, and found by
 # `approve`, `resume` and `runs` from any directory. One directory for every repository (each trace names its
@@ -181,6 +188,8 @@ class Settings:
 
     def capture_content(self) -> bool:
         """Whether spans may carry message content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""
+        from ..telemetry import capture_content_from_env  # the spans: only for a run that sends them
+
         return capture_content_from_env(self.otel_env)
 
     def shown(self) -> list[tuple[str, str, str]]:
@@ -322,3 +331,11 @@ def load_settings(environ: Mapping[str, str], cwd: Path | None = None, **flags: 
         redactor=Redactor.from_environ(environ, rules=active_redactor().rules),
     )
     return settings.with_flags(**flags)
+
+
+def apply_settings(settings: Settings) -> None:
+    """Process-wide settings the layers below use as their defaults: where runs are recorded, and the secrets
+    that redaction hides."""
+    use_runs_dir(settings.runs_dir)
+    if settings.redactor is not None:
+        install_redactor(settings.redactor)

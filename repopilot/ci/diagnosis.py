@@ -74,6 +74,7 @@ class Failure:
     repeats: int = 1
     in_failing_step: bool = False
     causal: bool = False
+    outside: float = 0.0  # weakened from this score: outside the failing step, which no rule explained
     note: str = ""
     extra_ranges: list[tuple[int, int]] = field(default_factory=list)  # the first repeats' blocks (causal)
     more_ranges: list[tuple[int, int]] = field(default_factory=list)  # later repeats: only folded in excerpts
@@ -174,11 +175,11 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     region = (1, res.lines)
     if step is not None:
         region = (step.header_line or 1, step.error_line)
-    elif res.successes and res.hits:
-        last_hit = max(h.line for h in res.hits if not is_trailer(res.text.get(h.line, "")))
-        before = [n for n in res.successes if n < last_hit]
-        if before:
-            region = (before[-1] + 1, res.lines)
+    # Whether the failing step or command is known from the log's own markers; where the last command began.
+    explicit = step is not None and step.header_line > 0
+    last_echo = 0
+    if step is None:
+        region, explicit, last_echo = _failing_section(res)
 
     failures: list[Failure] = []
     seen: dict[tuple[str, str], Failure] = {}
@@ -245,10 +246,25 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     region_text = " ".join(res.text.get(n, "") for f in in_region for a, b in f.ranges()
                            for n in range(a, min(b, a + 400) + 1))
     for f in strong:
-        if in_region and f not in in_region and f.category != "infrastructure" \
-                and not _named_in(f, res, region_text):
+        # A machine failure explains what follows it, but not when the job went on to run the commands of the
+        # region where it failed (a cache step that hit a full disk and carried on).
+        survived = f.category != "infrastructure"
+        if f.category == "infrastructure" and f.trigger < last_echo and any(
+                g.trigger > last_echo and g.category != "infrastructure" for g in strong):
+            decisions.append({"rule": f.rule, "line": f.trigger, "decision": "not causal",
+                              "why": "the job ran another command after it, which failed on its own"})
+            continue
+        if in_region and f not in in_region and survived and not _named_in(f, res, region_text):
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "not causal",
                               "why": "before the region where the job failed, which has its own failures"})
+            continue
+        if not in_region and explicit and not region[0] <= f.trigger <= region[1]:
+            # The failing step printed nothing a rule knows (a tool no rule covers); what a rule found in another
+            # step or job did not fail this one: weak evidence, so the locator reads the failing step.
+            f.outside = f.score
+            f.score = min(f.score, _INCLUDE - 0.05)
+            decisions.append({"rule": f.rule, "line": f.trigger, "decision": "weakened",
+                              "why": "outside the failing step, which has no rule hit of its own"})
             continue
         f.causal = True
     if not any(f.causal for f in failures):
@@ -291,6 +307,52 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
         diag.escalation_reason = ("no rule fired" if top is None else
                                   f"no confident rule: best {top.rule} scored {top.score:.2f} < {CONFIDENT}")
     return diag
+
+
+_TRAVIS_EXIT = re.compile(r'^The command "(?P<cmd>.+)" exited with [1-9]\d*\.?\s*$')
+
+
+def _travis_command(res: ScanResult) -> tuple[int, int] | None:
+    """Travis names the command that failed (`The command "X" exited with 1.`): the echo that began it and the
+    marker's line, when both are among the lines the scan kept."""
+    marker = next((m for m in reversed(res.tail) if _TRAVIS_EXIT.match(m.text)), None)
+    if marker is None:
+        return None
+    cmd = _TRAVIS_EXIT.match(marker.text).group("cmd")  # type: ignore[union-attr]
+    echo = next((c.line for c in reversed(res.commands) if c.line < marker.line and f"$ {cmd}" in c.text), None)
+    return (echo, marker.line) if echo is not None else None
+
+
+# Where the steps that run after a failure begin: GitLab's after_script, Jenkins's post actions, Travis's
+# after_failure (their commands did not fail the job).
+_POST = re.compile(r"^(?:section_start:\d+:after_script|\[Pipeline\] \{ \(Declarative: Post Actions\)|"
+                   r"travis_fold:start:after_failure)")
+
+
+_GITLAB_END = re.compile(r"^(?:section_end:\d+:step_script|ERROR: Job failed)")
+
+
+def _failing_section(res: ScanResult) -> tuple[tuple[int, int], bool, int]:
+    """Where a log without GitHub step markers failed, whether its own markers say so, and where its last command
+    began. Travis names the failing command; GitLab stops its script at the failing command, so that is the last
+    echo before the after_script section. Elsewhere (Jenkins, plain output, where steps may go on after a
+    failure) the region is what follows the last "BUILD SUCCESS" before the last failure (errors a build survived
+    did not fail the job)."""
+    post = next((m.line for m in res.tail if _POST.match(m.text)), res.lines + 1)
+    echoes = [c.line for c in res.commands if c.line < post and not c.text.startswith("[Pipeline]")]
+    last_echo = echoes[-1] if echoes else 0
+    travis = _travis_command(res)
+    if travis is not None:
+        return travis, True, last_echo
+    if last_echo and any(_GITLAB_END.match(m.text) for m in res.tail):
+        return (last_echo, post - 1), True, last_echo
+    region = (1, res.lines)
+    if res.successes and res.hits:
+        last_hit = max(h.line for h in res.hits if not is_trailer(res.text.get(h.line, "")))
+        before = [n for n in res.successes if n < last_hit]
+        if before:
+            region = (before[-1] + 1, res.lines)
+    return region, False, last_echo
 
 
 def _group_closes(n: int, endgroups: list[int], group_lines: list[int]) -> bool:

@@ -7,8 +7,10 @@ import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .diagnosis import Diagnosis
+if TYPE_CHECKING:  # the settings read DEFAULT_TOKEN_BUDGET: that must not import the whole diagnosis
+    from .diagnosis import Diagnosis
 
 __all__ = ["DEFAULT_TOKEN_BUDGET", "Excerpt", "build_excerpt", "estimate_tokens"]
 

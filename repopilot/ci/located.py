@@ -34,6 +34,15 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
     found = locate(texts, total=res.lines, model=model, exclude=skip,
                    step_start=step.header_line if step is not None and step.header_line else None,
                    step_error_line=step.error_line if step is not None else None)
+    outside = [f for f in diag.failures if f.outside]
+    if outside and max((s.probability for s in found.lines), default=0.0) < model.threshold:
+        # Nothing in the failing step reads as an error: what rules found elsewhere stands (a step that went on
+        # after an error, a failure reported by a later step).
+        for f in outside:
+            f.score, f.outside, f.causal = f.outside, 0.0, True
+        diag.decisions.append({"decision": "locator not used", "why": "no line of the failing step reached "
+                               f"{model.threshold:.2f}; the rules' findings outside it stand"})
+        return
     if not found.lines:
         diag.decisions.append({"decision": "locator found nothing", "candidates": found.candidates,
                                "why": f"no candidate line reached {model.threshold:.2f}"})
@@ -62,7 +71,11 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
                  "they are and where they sit."))
     # Weak rule evidence (an `##[error]` annotation, a generic summary) stays causal beside the locator's lines:
     # it says where the tool itself reported an error.
-    keep = {n for f in located for a, b in f.ranges() for n in range(a, b + 1)} | set(diag.error_lines)
+    # What rules found outside the failing step (which no rule explained) gives way to what the locator found.
+    elsewhere = {n for f in outside for a, b in f.ranges() for n in range(a, b + 1)}
+    for f in outside:
+        f.causal = False
+    keep = {n for f in located for a, b in f.ranges() for n in range(a, b + 1)} | (set(diag.error_lines) - elsewhere)
     diag.failures = located + diag.failures
     diag.error_lines = sorted(keep)
     diag.texts = {**texts, **diag.texts}

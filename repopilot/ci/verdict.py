@@ -152,7 +152,8 @@ _CUES = (
      r"[\w./-]+\.[A-Za-z]\w{0,5}(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) (?:fatal )?(?:Error|error)\b|"
      r"\b(?:undeclared|undefined) (?:identifier|symbol|variable|name)|identifier not found|type mismatch|"
      r"has no IMPLICIT type|not in scope|cannot stat|No such file or directory"),
-    ("typecheck", 0.4, 0.4, r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|"
+    ("typecheck", 0.4, 0.55, r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|"
+     r"\btype[- ]?check(?:ing|er)? failed|"
      r"Argument of type|\[(?:arg-type|return-value|assignment|attr-defined|union-attr|call-arg|type-var|misc)\]|"
      r"\btype (?:error|mismatch)\b|\breportGeneralTypeIssues\b|\breport\w+Issue"),
     ("lint", 0.3, 0.5, r"would reformat|would be reformatted|reformatted|not (?:properly )?formatted|"
@@ -166,7 +167,9 @@ _CUES = (
      r"lock ?file .*(?:needs to be updated|out of date|outdated|not up to date)|needs to be updated but --locked|"
      r"frozen-lockfile|cannot find module providing|module lookup disabled|not (?:found )?in (?:the )?"
      r"(?:registry|index)|Could not find a package configuration|Library \"?[\w.-]+\"? not found|"
-     r"in any known package|cannot satisfy|could not be resolved|dependency resolution"),
+     r"in any known package|cannot satisfy|could not be resolved|dependency resolution|"
+     r"\b(?:dependenc(?:y|ies)|package|module|collection|plugin|library|gem|crate)\b[^.;]{0,60}\b(?:is|are|was|were) "
+     r"not (?:available|installed)|missing (?:collection|dependenc(?:y|ies)|package)"),
     ("dependency", 0.3, 0.3, r"Cannot find module|ModuleNotFoundError|No module named|cannot load such file|"
      r"\bLoadError\b|requires .* but .* is installed"),
     ("infrastructure", 0.6, 0.6, r"No space left on device|\bKilled\b|out of memory|\bOOM\b|Cannot allocate memory|"
@@ -175,7 +178,8 @@ _CUES = (
     ("network", 0.55, 0.55, r"Could not resolve host|Temporary failure in name resolution|Connection (?:refused|"
      r"reset|timed out)|\b(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|getaddrinfo|SSL)\b|TLS handshake|"
      r"certificate verify failed|Network is unreachable|\b(?:502|503|504) (?:Bad Gateway|Service|"
-     r"Gateway)|rate limit|Too Many Requests|Read timed out|Failed to connect|Name or service not known"),
+     r"Gateway)|rate limit|Too Many Requests|Read timed out|Failed to connect|Name or service not known|"
+     r"cannot open URL|unable to access (?:the )?(?:index|repository|URL)|\bE429\b"),
     ("config", 0.6, 0.6, r"unknown (?:\w+ )?(?:option|setting|field|key|command|argument|flag|property|"
      r"lifecycle phase|configuration|config)|unrecognized (?:option|arguments?|setting|key|field)|"
      r"missing separator|Missing script|invalid (?:config\w*|option|setting|key|workflow|manifest)|"
@@ -316,15 +320,30 @@ def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
     return out
 
 
+# A compiler's (or parser's) diagnostic, whatever the language: a source location with line and column, and
+# within the next lines the quoted source with a caret under the fault.
+_LOCATION = re.compile(r"^\s*(?:-->\s*|\S+ )?[\w./\\-]+\.[A-Za-z]\w{0,9}:\d+:\d+\b(?!.*\bwarning\b)")
+_CARET_LINE = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~]+[\s\^~-]*$|^\s*\|\s*[\^~]+")
+
+
 def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evidence]:
     counts: dict[tuple[str, float, float], int] = defaultdict(int)
+    shown = diag.texts
+    diagnostics = 0
     for n in diag.error_lines[:200]:
-        text = diag.texts.get(n, "")
+        text = shown.get(n, "")
+        if _CARET_LINE.match(shown.get(n + 1, "")):
+            continue  # quoted source under a message: code, not words about the failure
+        if _LOCATION.match(text) and any(_CARET_LINE.match(shown.get(k, "")) for k in range(n + 1, n + 5)):
+            diagnostics += 1
         for cat, one, many, rx in _CUE_RX:
             if rx.search(text):
                 counts[(cat, one, many)] += 1
     out = [Evidence(cat, one if k == 1 else many, "lines", f"{k} causal line(s) read as {cat}")
            for (cat, one, many), k in counts.items()]
+    if diagnostics:
+        out.append(Evidence("build", 0.5, "lines", f"{diagnostics} compiler-style diagnostic(s): a location, the "
+                                                   "source line and a caret"))
     summary = next((texts[n] for n in sorted(texts, reverse=True) if n <= end and end - n <= 40
                     and _TEST_SUMMARY.search(texts[n])), None)
     if summary is not None:

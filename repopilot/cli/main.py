@@ -73,24 +73,32 @@ def __getattr__(name: str) -> Any:
 
 
 def _invoke(args: list[str]) -> None:
-    """Run the command `args` name: `diagnose`'s common case directly (see cli/diagnose_run.py), anything else
-    through the typer app of that one command."""
-    quick = None
-    if _command(args) == "diagnose":
+    """Run the command `args` name: the common cases of `diagnose` and `history` directly (see
+    cli/diagnose_run.py, cli/history_run.py), anything else through the typer app of that one command."""
+    quick: dict[str, Any] | None = None
+    command = _command(args)
+    if command == "diagnose":
         from .diagnose_run import quick_arguments, run_diagnose
 
         quick = quick_arguments(args)
+    elif command == "history":
+        from .history_run import quick_history, show_history
+
+        quick = quick_history(args)
     if quick is None:
         from .app import build_app
 
-        build_app(_command(args))(args=args, prog_name="repopilot")
+        build_app(command)(args=args, prog_name="repopilot")
         return
     # What the app's root callback does for the typer path.
     debug = quick.pop("debug")
     _DEBUG[0] = debug or _DEBUG[0]
     _DEBUG[0] = load_root_settings(debug=debug or None).debug
     with _reader_gone():
-        run_diagnose(quick.pop("source"), **quick)
+        if command == "history":
+            show_history(**quick)
+        else:
+            run_diagnose(quick.pop("source"), **quick)
 
 
 def exit_code_for(exc: BaseException) -> int:

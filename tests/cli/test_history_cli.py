@@ -71,3 +71,52 @@ def test_an_unwritable_history_costs_the_memory_not_the_diagnosis(tmp_path: Path
     assert report["category"] == "test" and "history" not in report["failures"][0]
     assert main(["history"]) == 2
     assert "not a RepoPilot failure history" in capsys.readouterr().err
+
+
+# -- the quick path (cli/history_run.py): the same options as the typer command, without typer or rich ----------
+
+def test_the_quick_path_reads_exactly_the_options_the_typer_command_declares() -> None:
+    import typer.main
+
+    from repopilot.cli.app import build_app
+    from repopilot.cli.history_run import QUICK_HISTORY
+
+    group = typer.main.get_command(build_app("history")).commands["history"]  # type: ignore[attr-defined]
+    assert {o for p in group.params for o in p.opts} == set(QUICK_HISTORY)
+    assert {p.name for p in group.params} == set(QUICK_HISTORY.values())
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["history"], {}), (["history", "--json"], {"as_json": True}), (["history", "-n", "5"], {"limit": 5}),
+    (["--debug", "history", "--limit=7", "--json"], {"limit": 7, "as_json": True, "debug": True}),
+])
+def test_the_common_case_is_read(argv: list[str], expected: dict[str, object]) -> None:
+    from repopilot.cli.history_run import quick_history
+
+    assert quick_history(argv) == {"debug": False, **expected}
+
+
+@pytest.mark.parametrize("argv", [
+    ["history", "prune"], ["history", "--help"], ["history", "-n", "0"], ["history", "-n", "x"], ["history", "-n"],
+    ["history", "-n", "10001"], ["history", "--json", "--json"], ["history", "--json=1"], ["history", "-n5"],
+    ["history", "--limit", "-3"], ["runs"], [], ["--version", "history"],
+])
+def test_anything_else_goes_to_typer(argv: list[str]) -> None:
+    from repopilot.cli.history_run import quick_history
+
+    assert quick_history(argv) is None
+
+
+def test_history_json_imports_no_typer_rich_or_diagnosis(tmp_path: Path) -> None:
+    from tests.cli.test_startup_imports import _loaded, _modules
+
+    modules = _modules(tmp_path, "history", "--json", "-n", "3")
+    assert "repopilot.ci.failure_history" in modules  # it did read the history
+    heavy = ("typer", "rich", "repopilot.cli.app", "repopilot.ci.report", "repopilot.ci.diagnosis",
+             "repopilot.ci.engine", "repopilot.ci.catalog", "httpx")
+    assert [m for m in heavy if _loaded(modules, m)] == []
+
+
+def test_bad_limits_are_typer_s_to_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "-n", "0"]) == 2
+    assert "Invalid value for '--limit'" in capsys.readouterr().err

@@ -1,0 +1,117 @@
+"""Where the job failed decides which evidence counts: a machine failure the job survived (a cache step that hit a
+full disk and carried on) is not the cause of a later test failure; what a rule found in another job or step
+gives way to what the locator finds in the failing step; and the category of tools no rule knows comes from the
+shape of what they printed (a compiler's diagnostic, a package that is not available)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from repopilot.ci.engine import diagnose_input
+from repopilot.ci.sources import open_sources
+
+TS = "2026-11-14T10:44:01.0000000Z "
+
+# Real output (bench/corpus/cases/python/disk-full-recovered-then-test), plain shape.
+DISK_THEN_TEST = """\
++ python --version
+Python 3.11.7
++ head -c 300000 /dev/urandom > blob && cp blob /mnt/cache/pip-cache.bin || echo 'cache not saved, continuing'
+cp: error writing '/mnt/cache/pip-cache.bin': No space left on device
+cache not saved, continuing
++ python -m pytest -q -p no:cacheprovider
+F                                                                        [100%]
+=================================== FAILURES ===================================
+__________________________________ test_mean ___________________________________
+
+    def test_mean():
+>       assert mean([1, 2, 3, 4]) == 2.5
+E       assert 2 == 2.5
+E        +  where 2 = mean([1, 2, 3, 4])
+
+tests/test_calc.py:5: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_calc.py::test_mean - assert 2 == 2.5
+ +  where 2 = mean([1, 2, 3, 4])
+1 failed in 0.06s
+"""
+
+
+def _diagnose(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    p = tmp_path / "job.log"
+    p.write_text(text)
+    return diagnose_input(open_sources(str(p))[0]).diagnosis
+
+
+def test_a_full_disk_the_job_carried_on_after_is_not_the_cause(tmp_path: Path) -> None:
+    d = _diagnose(tmp_path, DISK_THEN_TEST)
+    assert d.category == "test"
+    assert 4 not in d.error_lines
+    assert {12, 13, 18} <= set(d.error_lines)
+    assert any(x.get("decision") == "not causal" and x.get("rule") == "infra.disk-full" for x in d.decisions)
+
+
+def test_a_full_disk_that_stopped_the_job_still_is(tmp_path: Path) -> None:
+    text = "\n".join(DISK_THEN_TEST.splitlines()[:4]).replace(" || echo 'cache not saved, continuing'", "") + "\n"
+    d = _diagnose(tmp_path, text)
+    assert d.category == "infrastructure"
+    assert 4 in d.error_lines
+
+
+def _github(steps: list[tuple[str, list[str], int]]) -> list[str]:
+    out = ["Current runner version: '2.321.0'"]
+    for cmd, lines, code in steps:
+        out += [f"##[group]Run {cmd}", cmd, "shell: /usr/bin/bash -e {0}", "##[endgroup]", *lines]
+        if code:
+            out.append(f"##[error]Process completed with exit code {code}.")
+    out += ["Post job cleanup.", "Cleaning up orphan processes"]
+    return [TS + t for t in out]
+
+
+# shellcheck's style notes from a passing job, then a second job of the run whose protoc step fails (real output,
+# bench/corpus/cases/protobuf/protoc-in-second-job).
+LINT_JOB = _github([("shellcheck -S style -f gcc scripts/gen.sh || true", [
+    "scripts/gen.sh:2:10: warning: Iterating over ls output is fragile. Use globs. [SC2045]",
+    "scripts/gen.sh:2:43: note: Double quote to prevent globbing and word splitting. [SC2086]"], 0)])
+PROTOC_JOB = _github([("protoc --version", ["libprotoc 3.21.12"], 0),
+                      ("mkdir -p gen && protoc -I proto --python_out=gen proto/shop/api/order.proto", [
+                          'shop/api/order.proto:14:12: "Itme" is not defined.'], 1)])
+
+
+def test_a_rule_hit_in_another_job_gives_way_to_the_failing_step(tmp_path: Path) -> None:
+    lines = LINT_JOB + PROTOC_JOB
+    d = _diagnose(tmp_path, "\n".join(lines) + "\n")
+    failing = next(i for i, t in enumerate(lines, 1) if "is not defined" in t)
+    assert d.error_lines == [failing]
+    assert not any(f.causal for f in d.failures if f.rule.startswith("shellcheck"))
+
+
+def test_a_rule_hit_outside_stands_when_the_failing_step_shows_no_error(tmp_path: Path) -> None:
+    quiet = _github([("make release", ["packaging 3 files", "done"], 2)])
+    lines = LINT_JOB + quiet
+    d = _diagnose(tmp_path, "\n".join(lines) + "\n")
+    assert any(f.causal and f.rule.startswith("shellcheck") for f in d.failures)
+
+
+# zig's real output for a compile error inside `zig test`: no rule knows zig.
+ZIG = _github([("zig test src/mathx.zig", [
+    "src/mathx.zig:12:12: error: use of undeclared identifier 'totl'",
+    "    return totl;",
+    "           ^~~~"], 1)])
+# R CMD INSTALL with an Imports entry that is not installed (real output).
+R_DEP = _github([("R CMD INSTALL --library=/tmp/rlib .", [
+    "* installing *source* package \u2018tidystats\u2019 ...",
+    "ERROR: dependency \u2018yamlreader\u2019 is not available for package \u2018tidystats\u2019",
+    "* removing \u2018/tmp/rlib/tidystats\u2019"], 1)])
+
+
+def test_a_compiler_style_diagnostic_of_an_unknown_language_is_a_build_failure(tmp_path: Path) -> None:
+    d = _diagnose(tmp_path, "\n".join(ZIG) + "\n")
+    assert d.category == "build"
+    evidence = next(x for x in d.decisions if x.get("decision") == "category")["evidence"]
+    assert any("compiler-style" in e["detail"] for e in evidence)
+
+
+def test_a_package_that_is_not_available_is_a_dependency_failure(tmp_path: Path) -> None:
+    d = _diagnose(tmp_path, "\n".join(R_DEP) + "\n")
+    assert d.category == "dependency"
