@@ -42,7 +42,7 @@ from repopilot.app import apply_settings, approve_run, load_settings, receipts_o
 from repopilot.core.sanitize import visible  # noqa: E402
 
 EDIT_FIELDS = "explanation,path,old_text,new_text"
-DEFAULT_CASES = "python/add,python/square,python/is_even,node/add,shell/square"
+DEFAULT_CASES = "python/add,python/square,node/add"
 
 
 def model_file() -> Path:
