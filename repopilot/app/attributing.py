@@ -75,7 +75,7 @@ def _facts(ref: RunRef, settings: Settings) -> RunFacts | str:
     # Base runs are finished: their logs never change, so they are kept in the cache between runs.
     access = replace(access, log_cache=access.log_cache or settings.scanner_cache_dir() / "logs")
     try:
-        with GitHubClient(access.token, access.api_url or ref.default_api_url()) as client:
+        with GitHubClient(access.token, access.api_url or ref.default_api_url(), api_cache=access.api_cache) as client:
             facts = gather_run_facts(client, ref, access)
     except RepoPilotError as exc:
         return f"the GitHub API could not be asked ({exc})"

@@ -69,12 +69,13 @@ def report_github_run(url: str, settings: Settings, *, no_llm: bool = False, obs
                       on_download: DownloadReport | None = None) -> GitHubRunReport:
     """Diagnose every failed job of the run at `url` (or the job it names): each log downloaded and scanned once."""
     ref = parse_run_url(url)
-    with GitHubClient(settings.github_token, _api_url(settings, ref)) as client:
+    access = github_access(settings)
+    with GitHubClient(settings.github_token, _api_url(settings, ref), api_cache=access.api_cache) as client:
         try:
             jobs = failed_jobs(client, ref)
         except NoFailedJobs as exc:
             return GitHubRunReport(url=url, ref=ref, nothing_to_diagnose=str(exc))
-        inputs = github_log_inputs(url, github_access(settings), client=client, on_download=on_download)
+        inputs = github_log_inputs(url, access, client=client, on_download=on_download)
     reports = diagnose(inputs, settings, no_llm=no_llm, observer=observer, goal=f"diagnose {url}")
     return GitHubRunReport(url=url, ref=ref, reports=reports, jobs=len(jobs))
 

@@ -28,7 +28,8 @@ def model_for(settings: Settings, *, required: bool = True) -> Model | None:
         return None
     from ..providers import resolve_model  # the HTTP client and the adapters: only when a model is asked for
 
-    return resolve_model(settings.model, settings.provider_env)
+    model = resolve_model(settings.model, settings.provider_env)
+    return settings.model_gate(model) if settings.model_gate is not None else model
 
 
 def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
@@ -45,7 +46,9 @@ def tool_bounds(settings: Settings) -> dict[str, Any]:
 
 
 def github_access(settings: Settings) -> GitHubAccess:
-    return GitHubAccess(token=settings.github_token, api_url=settings.github_api_url, log_cache=settings.log_cache)
+    # The API's answers are kept beside the rule database: revalidating one costs no rate limit (ci/api_cache.py).
+    return GitHubAccess(token=settings.github_token, api_url=settings.github_api_url, log_cache=settings.log_cache,
+                        api_cache=settings.scanner_cache_dir() / "github-api")
 
 
 def _no_observer(rec: TraceRecorder, model: Model | None) -> AbstractContextManager[None]:

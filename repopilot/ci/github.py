@@ -78,7 +78,7 @@ def github_log_inputs(
     access = access or GitHubAccess()
     own_client = client is None
     if client is None:
-        client = GitHubClient(access.token, access.api_url or ref.default_api_url())
+        client = GitHubClient(access.token, access.api_url or ref.default_api_url(), api_cache=access.api_cache)
     try:
         jobs = failed_jobs(client, ref)
         inputs, missing = job_log_inputs(client, ref, jobs, access, url, on_download=on_download)

@@ -15,6 +15,7 @@ import json
 import ssl
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 from urllib.parse import quote
 
@@ -29,10 +30,12 @@ from ..core import (
     Retry,
     RetryPolicy,
     parse_retry_after,
+    quota_gate,
     redact_text,
     retry_call,
     waiting,
 )
+from .api_cache import ApiCache, CachedAnswer, is_final
 from .runurl import DEFAULT_API_URL, GitHubAccess
 
 __all__ = ["DEFAULT_API_URL", "GitHubAccess", "GitHubClient"]
@@ -68,6 +71,7 @@ class GitHubClient:
         backoff: float = 1.0,
         max_wait: float = 60.0,
         timeout: float = 30.0,
+        api_cache: Path | None = None,
     ) -> None:
         raw = token or ""
         self.token = raw.strip() or None  # a token read from a file often ends in a newline
@@ -82,6 +86,8 @@ class GitHubClient:
         # The shared policy: rate-limit pauses are honoured up to `max_wait`, one at a time and all together.
         self.retry = RetryPolicy(max_retries=self.attempts - 1, initial_wait=backoff, max_wait=8.0,
                                  max_retry_after=max_wait, max_total_wait=max_wait)
+        # GET answers kept between processes (ci/api_cache.py): unchanged ones cost a free 304, final ones nothing.
+        self.cache = ApiCache(api_cache, f"{self.api_url} {self.token or ''}") if api_cache else None
         self._http = httpx.Client(timeout=timeout, follow_redirects=False, verify=_tls_context(),
                                   headers={"User-Agent": "repopilot", "X-GitHub-Api-Version": _API_VERSION})
 
@@ -303,28 +309,79 @@ class GitHubClient:
         return headers
 
     def _get(self, path: str, what: str, params: dict[str, Any] | None = None) -> httpx.Response:
-        return self._call(lambda: self._send("GET", self._url(path), what, params=params), what)
+        url = str(httpx.URL(self._url(path), params=params or {}))
+        if self.cache is None:
+            return self._call(lambda: self._send("GET", url, what), what)
+        cached = self.cache.get(url)
+        if cached is not None and cached.final:
+            return _replayed(url, cached)
+        asked = cached.validators() if cached is not None else {}
+        response = self._call(lambda: self._send("GET", url, what, headers=asked), what)
+        if response.status_code == 304 and cached is not None:
+            return _replayed(url, cached)
+        self._keep(url, path, response)
+        return response
+
+    def _keep(self, url: str, path: str, response: httpx.Response) -> None:
+        if response.status_code != 200 or self.cache is None:
+            return
+        try:
+            final = is_final(path, response.json())
+        except ValueError:
+            return
+        etag, modified = response.headers.get("etag"), response.headers.get("last-modified")
+        if final or etag or modified:  # an answer that can be neither reused nor revalidated is not kept
+            self.cache.put(url, CachedAnswer(body=response.content, etag=etag, last_modified=modified,
+                                             link=response.headers.get("link"), final=final))
 
     def _post(self, path: str, what: str, body: dict[str, Any]) -> dict[str, Any]:
         response = self._call(lambda: self._send("POST", self._url(path), what, json=body), what)
         return _json_object(response, what)
 
-    def _send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
+    def _send(self, method: str, url: str, what: str, headers: dict[str, str] | None = None,
+              **kwargs: Any) -> httpx.Response:
+        self._mind_quota(what)
         try:
-            response = self._http.request(method, url, headers=self._headers(auth=True), **kwargs)
+            response = self._http.request(method, url, headers={**self._headers(auth=True), **(headers or {})},
+                                          **kwargs)
         except httpx.TransportError as exc:
             raise Retry(f"connection failed: {type(exc).__name__}") from None
+        self._note_quota(response)
         self._check(response, what)
         return response
+
+    def _mind_quota(self, what: str) -> None:
+        """With a quota gate installed (the service), a call that would spend the calls kept in reserve is not
+        made: the caller learns how long to wait instead."""
+        gate = quota_gate()
+        if gate is None or self.token is None:
+            return
+        wait = gate.wait_before(self.token)
+        if wait > 0:
+            raise GitHubAPIError(f"{what}: the calls this token has left are kept in reserve until its rate limit "
+                                 f"resets in {wait:.0f} s", status=429, retry_after=wait)
+
+    def _note_quota(self, response: httpx.Response) -> None:
+        gate = quota_gate()
+        if gate is None or self.token is None:
+            return
+        headers = response.headers
+        remaining = _int_or_none(headers.get("x-ratelimit-remaining"))
+        reset = _int_or_none(headers.get("x-ratelimit-reset"))
+        if remaining is not None and reset is not None:
+            gate.seen(self.token, remaining, _int_or_none(headers.get("x-ratelimit-limit")) or 0, float(reset))
 
     def _stream_to(self, url: str, what: str, dest: BinaryIO,
                    on_progress: Callable[[int, int | None], None] | None) -> int:
         dest.seek(0)
         dest.truncate()
         auth = True
+        self._mind_quota(what)
         try:
             for _ in range(_MAX_REDIRECTS + 1):
                 with self._http.stream("GET", url, headers=self._headers(auth=auth)) as response:
+                    if auth:  # the API's answer (a redirect's target is storage, with no quota of ours)
+                        self._note_quota(response)
                     if response.status_code in _REDIRECTS and "location" in response.headers:
                         url = str(response.url.join(response.headers["location"]))
                         if not url.startswith(("https://", "http://")):
@@ -382,15 +439,18 @@ class GitHubClient:
                 return retry_call(fn, self.retry, sleep=_pause, label="GitHub API")
         except RetriesExhausted as exc:
             last, stop = exc.last, exc.give_up
+            retry_after = None
             if stop.why == "too_long":
                 message = (f"GitHub API rate limit exceeded; it resets in {stop.wait:.0f} s, longer than the "
                            f"{self.max_wait:.0f} s RepoPilot waits: try again later")
+                retry_after = stop.wait
             elif stop.why == "total":
                 message = (f"{what}: still rate limited after waiting {stop.waited:.0f} s; another {stop.wait:.0f} "
                            f"s would pass the {self.max_wait:.0f} s bound: try again later")
+                retry_after = stop.wait
             else:
                 message = f"{what}: GitHub API {last.reason}, gave up after {stop.retries + 1} attempts"
-            raise GitHubAPIError(message, status=last.status) from None
+            raise GitHubAPIError(message, status=last.status, retry_after=retry_after) from None
 
     def _clean(self, text: str) -> str:
         if self.token:
@@ -423,6 +483,12 @@ def _fit(body: str) -> str:
         return body
     note = "\n\n_(truncated to fit GitHub's comment limit)_\n"
     return body[: _COMMENT_LIMIT - len(note)] + note
+
+
+def _replayed(url: str, cached: CachedAnswer) -> httpx.Response:
+    """A kept answer as the response it was (its pagination links included)."""
+    headers = {"content-type": "application/json"} | ({"link": cached.link} if cached.link else {})
+    return httpx.Response(200, headers=headers, content=cached.body, request=httpx.Request("GET", url))
 
 
 def _fit_body(fields: dict[str, Any]) -> dict[str, Any]:

@@ -71,7 +71,8 @@ def gather_run_facts(client: GitHubClient, ref: RunRef, access: GitHubAccess) ->
     facts = RunFacts(ref=ref, commit=_str(run.get("head_sha")), branch=_str(run.get("head_branch")),
                      workflow=_str(run.get("name")), attempt=this)
     for n in range(1, latest + 1):
-        jobs = client.list_jobs(ref.owner, ref.repo, ref.run_id, n if latest > 1 else None)
+        # Each attempt by its number: a finished attempt's jobs never change, so they are kept (ci/api_cache.py).
+        jobs = client.list_jobs(ref.owner, ref.repo, ref.run_id, n)
         for job in jobs:
             name = _str(job.get("name"))
             if name is None:

@@ -109,8 +109,10 @@ def run_id_of(source: str) -> str | None:
 class GitHubAccess:
     """How to reach the GitHub API, as the application layer configured it (this package reads no environment):
     the token (None: anonymous), the API base URL (None: the run URL's own API, api.github.com for github.com),
-    and a directory to keep downloaded logs in between processes (None: a private temporary directory)."""
+    a directory to keep downloaded logs in between processes (None: a private temporary directory), and one to
+    keep the API's answers in (None: none kept; ci/api_cache.py)."""
 
     token: str | None = field(default=None, repr=False)
     api_url: str | None = None
     log_cache: Path | None = None
+    api_cache: Path | None = None
