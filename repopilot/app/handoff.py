@@ -40,6 +40,8 @@ from .settings import Settings
 __all__ = ["HandOff", "HandOffTarget", "hand_off", "pull_request_body", "remote_target"]
 
 _GITHUB_HOSTS = ("github.com", "www.github.com")
+_BODY_CHARS = 60_000  # under GitHub's 65,536-character limit on a pull request's body
+_EXPLANATION_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -170,14 +172,28 @@ def _open(settings: Settings, target: HandOffTarget, trace: RunTrace, proposal: 
 
 
 def pull_request_body(trace: RunTrace, proposal: Proposal, note: str | None = None) -> str:
-    """The draft pull request's body (Markdown): who approved what, the explanation, the diagnosis and the
-    receipt (command, exit codes before and after, output digests, the guard, the diff's sha256). Everything
-    untrusted in it (model output, log lines) is made visible and redacted."""
+    """The draft pull request's body (Markdown): who approved what, the explanation, the receipt (command, exit
+    codes before and after, output digests, the guard, the diff's sha256) and the diagnosis. Everything untrusted
+    in it (model output, log lines) is made visible and redacted. GitHub takes 65,536 characters: the diagnosis,
+    last, is what gets cut."""
     reports = [r for r in (read_report(d) for d in trace.reports()) if r is not None]
     head = note or (f"Proposed by RepoPilot (run `{trace.run_id}`) and approved by {proposal.decided_by or 'a person'}"
                     f"; diff sha256 `{proposal.sha256}`.")
-    parts = [head, "### Explanation", visible(proposal.explanation.strip() or "(none)")]
+    parts = [head, "### Explanation", visible(proposal.explanation.strip() or "(none)")[:_EXPLANATION_CHARS],
+             "### Verification receipt", visible(receipt_markdown(trace))]
+    body = redact_text("\n\n".join(parts) + "\n")
     if reports:
-        parts += ["### Diagnosis", render_markdown(reports)]
-    parts += ["### Verification receipt", visible(receipt_markdown(trace))]
-    return redact_text("\n\n".join(parts) + "\n")
+        room = _BODY_CHARS - len(body) - 200
+        diagnosis = redact_text(render_markdown(reports))
+        body += f"\n### Diagnosis\n\n{_cut(diagnosis, room, trace.run_id)}\n"
+    return body
+
+
+def _cut(text: str, room: int, run_id: str) -> str:
+    """`text` within `room` characters, cut at a line, a code fence left open closed again."""
+    if len(text) <= room:
+        return text
+    kept = text[:max(room, 0)].rsplit("\n", 1)[0]
+    if sum(line.startswith("```") for line in kept.splitlines()) % 2:
+        kept += "\n```"
+    return kept + f"\n\n_(cut here: `repopilot runs show {run_id}` has the whole diagnosis)_"

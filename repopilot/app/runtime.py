@@ -6,17 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ci import GitHubAccess, Scanner, default_scanner
-from ..core import Model, TraceRecorder
+from ..core import TraceRecorder
 from .settings import Settings
+
+if TYPE_CHECKING:  # the messages' models: built only when a model is asked for (`diagnose FILE` needs none)
+    from ..core import Model
 
 __all__ = ["Observer", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
 
 # A client's view of a traced run while it goes (the CLI prints the run summary after it): given the recorder
 # and the model, returns a context manager around the run.
-Observer = Callable[[TraceRecorder, Model | None], AbstractContextManager[None]]
+Observer = Callable[[TraceRecorder, "Model | None"], AbstractContextManager[None]]
 
 
 def model_for(settings: Settings, *, required: bool = True) -> Model | None:

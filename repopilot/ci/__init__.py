@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .fingerprint import short_fingerprint
     from .github import NoFailedJobs, failed_jobs, github_log_inputs
     from .github_api import GitHubClient
+    from .prebuild import write_prebuilt
     from .render import LINE_CHARS, RENDERERS, Renderer, clip, cut_line, render_markdown, split_lines
     from .report import DiagnosisReport, Evidence, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
     from .run_facts import RunFacts, gather_run_facts
@@ -47,6 +48,7 @@ __getattr__ = lazy_exports(__name__, {
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
     "github_api": ("GitHubClient",),
+    "prebuild": ("write_prebuilt",),
     "render": ("LINE_CHARS", "RENDERERS", "Renderer", "clip", "cut_line", "render_markdown", "split_lines"),
     "report": ("DiagnosisReport", "Evidence", "ReportFailure", "ReportLine", "SeenBefore", "read_report",
                "report_schema"),
@@ -109,4 +111,5 @@ __all__ = [
     "report_schema",
     "short_fingerprint",
     "split_lines",
+    "write_prebuilt",
 ]

@@ -1,7 +1,8 @@
 """Entries of the cache of what RepoPilot computes once per catalog version (the validated catalog, the compiled
 hyperscan database), in a directory the caller names (the settings' cache directory). Entries are named by a
 hash of everything that goes into them, so a stale one is never read; writes are atomic and best effort (a
-read-only or full disk only costs the next run the work again)."""
+read-only or full disk only costs the next run the work again). A wheel also carries the entries of the bundled
+catalog, made when it was built (`BUNDLED`, ci/prebuild.py): read when the user's cache has none."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["cache_key", "read_entry", "write_entry"]
+__all__ = ["BUNDLED", "cache_key", "has_entry", "read_bundled", "read_entry", "write_entry"]
+
+BUNDLED = Path(__file__).with_name("prebuilt")  # absent in an editable install (setup.py fills it for a wheel)
 
 
 def cache_key(*parts: bytes | str) -> str:
@@ -34,6 +37,20 @@ def read_entry(directory: Path, name: str) -> bytes | None:
             return fh.read()
     except OSError:
         return None
+
+
+def read_bundled(name: str) -> bytes | None:
+    """The entry the installed wheel carries under `name`, or None. Installed with the code, it is trusted as the
+    code is."""
+    try:
+        return (BUNDLED / name).read_bytes()
+    except OSError:
+        return None
+
+
+def has_entry(directory: Path | None, name: str) -> bool:
+    """Whether the cache in `directory` (None: no cache) or the wheel holds an entry `name`."""
+    return (directory is not None and (directory / name).is_file()) or (BUNDLED / name).is_file()
 
 
 def write_entry(directory: Path, name: str, data: bytes) -> None:

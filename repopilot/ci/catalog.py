@@ -19,7 +19,7 @@ from typing import Any, get_args
 
 from .. import __version__
 from ..core import ConfigError
-from .cache import cache_key, read_entry, write_entry
+from .cache import cache_key, read_bundled, read_entry, write_entry
 from .report import Category
 
 __all__ = [
@@ -59,6 +59,7 @@ SEARCHES = ("down", "up", "from_end")
 # the Python check that follows (which strips the real prefix), and much faster for hyperscan than spelling
 # the timestamp out.
 SCAN_LINE_START = r"(?:^|\r|Z )"
+_PROTOCOL = 5  # the pickle protocol of cached catalogs: every supported Python reads it
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 _GROUP_NAME = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
 
@@ -298,13 +299,15 @@ def load_catalog(extra_dirs: Iterable[Path] = (), *, exclude: Iterable[str] = ()
 
 
 def _cached_rule_files(files: list[tuple[str, bytes]], cache_dir: Path, *, tested: int = 0) -> Catalog:
-    """`load_rule_files(files)`, validated once per catalog version: the result is kept in the user's cache,
-    named by a hash of the rule files, this module's source and the Python and RepoPilot versions (a cache left
-    by another version is never read; one that does not load is rebuilt)."""
+    """`load_rule_files(files)`, validated once per catalog version: the result is kept in the user's cache (or
+    comes with the wheel, ci/prebuild.py), named by a hash of the rule files, this module's source, RepoPilot's
+    version and the pickle protocol (a cache left by another version is never read; one that does not load is
+    rebuilt). The Python version is not in the name: the pickle holds only this module's classes and builtins,
+    so a wheel built with one Python serves another."""
     source = Path(__file__).read_bytes()
-    key = cache_key(__version__, sys.version, source, *(part for name, data in files for part in (name, data)))
+    key = cache_key(__version__, str(_PROTOCOL), source, *(part for name, data in files for part in (name, data)))
     name = f"catalog-{key}.pickle"
-    data = read_entry(cache_dir, name)
+    data = read_entry(cache_dir, name) or read_bundled(name)
     if data is not None:
         try:
             cached = pickle.loads(data)  # noqa: S301 - our own file, written by this user only (see read_entry)
@@ -313,7 +316,7 @@ def _cached_rule_files(files: list[tuple[str, bytes]], cache_dir: Path, *, teste
         if isinstance(cached, Catalog):
             return cached
     catalog = load_rule_files(files, tested=tested)
-    write_entry(cache_dir, name, pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL))
+    write_entry(cache_dir, name, pickle.dumps(catalog, protocol=_PROTOCOL))
     return catalog
 
 

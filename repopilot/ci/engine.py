@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core import InputError, Model, TraceRecorder, redact
+from ..core import InputError, TraceRecorder, redact
 from .baseline import seen_in_baseline
 from .catalog import Catalog, load_catalog
 from .diagnosis import CONFIDENT, Diagnosis, build_diagnosis
@@ -24,7 +24,8 @@ from .sources import LogInput, open_sources
 from .split import scan_file, usable_cpus
 from .verdict import decide_category
 
-if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it
+if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it; the messages' models when a model is
+    from ..core import Model
     from .runurl import GitHubAccess
 
 __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_report"]

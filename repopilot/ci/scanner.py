@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 from ..core import ConfigError
 from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
-from .cache import cache_key, read_entry, write_entry
+from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .late import LATE_BYTES, LateHit, LateHits
 from .lines import display_text
@@ -162,16 +162,19 @@ class _ReEngine(_Engine):
         return out
 
 
-def _load_database(hyperscan: Any, directory: Path, name: str) -> Any:
-    """The cached database, or None when there is none or it cannot be used (hyperscan checks the format and
-    the platform; anything it refuses is compiled again)."""
-    data = read_entry(directory, name)
+def _load_database(hyperscan: Any, directory: Path | None, name: str) -> Any:
+    """The cached database (else the one the wheel carries), or None when there is none or it cannot be used
+    (hyperscan checks the format and the platform, here and when a scratch space is made for it: a database
+    built on a machine with other CPU features is refused; anything refused is compiled again)."""
+    data = (read_entry(directory, name) if directory is not None else None) or read_bundled(name)
     if data is None:
         return None
     try:
-        return hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK)
+        db = hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK)
+        hyperscan.Scratch(db)
     except (hyperscan.error, TypeError, ValueError):
         return None
+    return db
 
 
 def _database_name(hyperscan: Any, patterns: list[tuple[bytes, bool]]) -> str:
@@ -181,14 +184,12 @@ def _database_name(hyperscan: Any, patterns: list[tuple[bytes, bool]]) -> str:
 
 
 def hyperscan_cached(patterns: list[tuple[bytes, bool]], cache_dir: Path | None) -> bool:
-    """Whether a compiled database for `patterns` is in `cache_dir` (and hyperscan is installed)."""
-    if cache_dir is None:
-        return False
+    """Whether a compiled database for `patterns` is in `cache_dir` or the wheel (and hyperscan is installed)."""
     try:
         import hyperscan
     except ImportError:
         return False
-    return (cache_dir / _database_name(hyperscan, patterns)).is_file()
+    return has_entry(cache_dir, _database_name(hyperscan, patterns))
 
 
 class _HyperscanEngine(_Engine):
@@ -202,7 +203,7 @@ class _HyperscanEngine(_Engine):
         # Compiling the catalog takes ~0.3 s, a hundred times the scan of an ordinary log, so the compiled
         # database is kept in the user's cache.
         name = _database_name(hyperscan, patterns)
-        db = None if cache_dir is None else _load_database(hyperscan, cache_dir, name)
+        db = _load_database(hyperscan, cache_dir, name)
         if db is None:
             db = hyperscan.Database()
             try:

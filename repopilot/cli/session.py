@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from ..core import Model, TraceRecorder, UserError, load_trace
+from ..core import TraceRecorder, UserError
 from .console import err
 from .summary import print_summary, print_summary_line
+
+if TYPE_CHECKING:  # the messages' models: built only when a model is asked for
+    from ..core import Model
 
 __all__ = ["forget_runs", "last_run", "reporting", "summaries"]
 
@@ -57,7 +61,7 @@ def summaries(*, verbose: bool = False, quiet: bool = False) -> Iterator[None]:
 
 def _print_one(rec: TraceRecorder, *, verbose: bool, quiet: bool) -> None:
     try:  # as recorded now: an approval or rejection after the agent stopped changed its status
-        trace = load_trace(rec.trace.run_id, rec.path.parent)
+        trace = rec.recorded()
     except (OSError, UserError):
         trace = rec.trace
     if not quiet:

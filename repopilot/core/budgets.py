@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 __all__ = ["DEFAULT_MAX_STEPS", "MAX_TOOL_CALLS_PER_TURN", "BudgetTracker", "Budgets"]
 
@@ -15,6 +15,9 @@ MAX_TOOL_CALLS_PER_TURN = 16
 
 
 class Budgets(BaseModel):
+    # Built on first use: the settings read the defaults above on every command, most never run the loop.
+    model_config = ConfigDict(defer_build=True)
+
     max_steps: int | None = DEFAULT_MAX_STEPS
     max_tokens: int | None = None
     max_seconds: float | None = None

@@ -227,6 +227,17 @@ class TraceRecorder:
         self.save()
         self._notify("on_finish")
 
+    def recorded(self) -> RunTrace:
+        """The run as its file holds it now: this recorder's trace when nothing else has written to the file
+        since (the common case, read without parsing anything), else the file read again (an approval another
+        recorder appended after the agent stopped). Raises like `load_trace` when the file cannot be read."""
+        try:
+            if self.path.stat().st_size == self.file.size:
+                return self.trace
+        except OSError:
+            pass
+        return load_trace(self.trace.run_id, self.path.parent)
+
     def messages_changed(self, start: int) -> None:
         """The conversation changed from index `start` on (not only appended to): write it again from there."""
         self._messages_dirty_from = start if self._messages_dirty_from is None else min(start,

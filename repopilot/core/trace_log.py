@@ -20,20 +20,29 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from .budgets import Budgets
 from .errors import ConfigError, InputError
-from .messages import Message
+
+if TYPE_CHECKING:
+    from .messages import Message
 
 __all__ = ["FORMAT", "VERSION", "TraceFile", "read_run", "remove_stale_temp_files"]
 
 FORMAT = "repopilot"
 VERSION = 2
-_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+
+
+@cache
+def _messages() -> TypeAdapter[list[Message]]:
+    # Built when a run is resumed, not on import: writing a trace (every `diagnose`) never validates messages.
+    from .messages import Message
+
+    return TypeAdapter(list[Message])
 
 
 def encode(event: dict[str, Any]) -> bytes:
@@ -210,8 +219,10 @@ def _apply(event: dict[str, Any], run: dict[str, Any], steps: list[Any], message
 def check_resumable(path: Path, data: dict[str, Any]) -> None:
     """The parts a resumed run acts on, validated here so an edited trace is refused with a clear message rather
     than failing deep inside the loop."""
+    from .budgets import Budgets
+
     try:
-        _MESSAGES.validate_python(data.get("messages") or [])
+        _messages().validate_python(data.get("messages") or [])
         budgets = data.get("budgets") or {}
         if isinstance(budgets, dict):
             Budgets.model_validate(budgets.get("limits") or {})

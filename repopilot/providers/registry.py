@@ -5,8 +5,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..core import ConfigError, Model
+from ..core import ConfigError
+
+if TYPE_CHECKING:  # the messages' models: built only when a model is asked for (`diagnose FILE` needs none)
+    from ..core import Model
 
 __all__ = ["PROVIDERS", "ProviderInfo", "default_endpoint", "provider_variables", "register", "resolve_model",
            "split_spec"]

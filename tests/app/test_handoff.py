@@ -177,3 +177,19 @@ def test_a_remote_git_does_not_speak_is_refused_before_applying(git_repo: Path, 
     err = capsys.readouterr().err
     assert "refusing to use a git remote" in err and "nothing was applied or pushed" in err
     _untouched(git_repo, run_id)
+
+
+def test_the_body_keeps_the_receipt_and_cuts_a_long_diagnosis(git_repo: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from repopilot.app import handoff
+    from repopilot.app.fix_runs import load_proposal
+
+    run_id, sha256 = _proposed(git_repo, tmp_path)
+    trace = load_trace(run_id)
+    proposal = load_proposal(trace)
+    full = handoff.pull_request_body(trace, proposal)
+    assert full.index("### Verification receipt") < full.index("### Diagnosis") and sha256 in full
+    monkeypatch.setattr(handoff, "_BODY_CHARS", full.index("### Diagnosis") + 300)
+    cut = handoff.pull_request_body(trace, proposal)
+    assert len(cut) < len(full) and "Verification: VERIFIED" in cut and f"runs show {run_id}" in cut
+    assert cut.count("```") % 2 == 0

@@ -68,3 +68,18 @@ def test_a_refused_weakening_is_shown(git_repo: Path, tmp_path: Path, monkeypatc
     code = _fix(git_repo, tmp_path, monkeypatch, [_propose("p1", SKIP), _propose("p2", SKIP), _propose("p3", SKIP)])
     err = capsys.readouterr().err
     assert code != 0 and "Proposal refused" in err and "BLOCKED" in err and "skip_added" in err
+
+
+def test_the_set_up_cache_is_shown_and_can_be_turned_off(git_repo: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.cli.test_fix import FIX
+
+    monkeypatch.setattr(fix_cli, "_stdin_is_terminal", lambda: False)
+    setup = ("--verify-setup", "mkdir -p .deps && touch .deps/ok")
+    assert _fix(git_repo, tmp_path, monkeypatch, [_propose("p1", FIX)], *setup) == 3
+    out = capsys.readouterr().out
+    assert "set-up: cache miss" in out and "kept (1 path" in out and "set-up: cache hit" in out
+    assert _fix(git_repo, tmp_path, monkeypatch, [_propose("p1", FIX)], *setup, "--no-setup-cache") == 3
+    out = capsys.readouterr().out
+    assert out.count("set-up: ran (exit 0)") == 2 and "caching off" in out and "cache hit" not in out

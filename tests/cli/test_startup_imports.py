@@ -19,6 +19,8 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              "repopilot.cli.runs", "rich.syntax", "rich.progress", "repopilot.ci.escalate",
              # the agent loop, and the span exporters (no model, no OTEL_* variables)
              "repopilot.core.loop", "repopilot.telemetry.live", "repopilot.telemetry.otlp",
+             # the model contract and its messages (pydantic models built for nothing), the span planner
+             "repopilot.core.model", "repopilot.core.messages", "repopilot.telemetry.spans",
              # the typer app: its common case is read by the quick path (cli/diagnose_run.py)
              "typer", "repopilot.cli.app",
              # rich: JSON on stdout and the summary on a stderr that is no terminal are plain text

@@ -165,3 +165,15 @@ def test_wrong_field_types_in_an_edited_trace_are_a_clear_input_error(tmp_path: 
     assert load_trace(rec.trace.run_id, tmp_path).run_id == rec.trace.run_id  # readable for `runs show`
     with pytest.raises(InputError, match="not a valid RepoPilot trace"):
         TraceRecorder.resume(rec.trace.run_id, tmp_path)
+
+
+def test_a_run_written_by_its_recorder_alone_is_not_read_again(tmp_path: Path) -> None:
+    rec = TraceRecorder.start("diagnose", "goal", directory=tmp_path)
+    rec.step("decision", result="found it")
+    rec.finish("completed")
+    assert rec.recorded() is rec.trace  # the summary after `diagnose` parses nothing
+    other = TraceRecorder.resume(rec.trace.run_id, tmp_path)  # an approval recorded by another recorder
+    other.finish("approved")
+    seen = rec.recorded()
+    assert seen is not rec.trace
+    assert (seen.status, len(seen.steps)) == ("approved", 1)

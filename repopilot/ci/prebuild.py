@@ -1,0 +1,32 @@
+"""What a wheel carries so that a fresh machine neither validates the rule catalog nor compiles hyperscan's
+database on its first run: both are made when the wheel is built (setup.py's build hook calls `write_prebuilt`)
+and kept in `prebuilt/` beside this module, named as the cache names its entries (ci/cache.py). A name is a hash of
+everything that goes into the entry (the rule files and their loader, RepoPilot's and hyperscan's versions, the
+machine), so an entry is used only where it fits; anywhere else (another platform, an editable install, a
+user's own rules), the first run does the work and caches it, as it always did."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from .catalog import load_catalog
+from .scanner import Scanner, hyperscan_available
+
+__all__ = ["write_prebuilt"]
+
+
+def write_prebuilt(into: Path) -> list[str]:
+    """Write the validated catalog and, when hyperscan is installed, its compiled databases into `into`; returns
+    the names written."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp)
+        catalog = load_catalog(cache_dir=cache)
+        if hyperscan_available():
+            Scanner(catalog, engine="hyperscan", cache_dir=cache)
+        into.mkdir(parents=True, exist_ok=True)
+        names = sorted(p.name for p in cache.iterdir() if p.name.startswith(("catalog-", "hyperscan-")))
+        for name in names:
+            shutil.copyfile(cache / name, into / name)
+    return names
