@@ -5,6 +5,7 @@ every call (tests/fixtures/github/fake_app.py).
     .venv/bin/python bench/service_load.py                      # the load run: 2,000 deliveries, 10% replays
     .venv/bin/python bench/service_load.py --faults             # then the fault runs
     .venv/bin/python bench/service_load.py --deliveries 400 --faults --json out.json
+    .venv/bin/python bench/service_load.py --placement pinned   # workers niced, on the other core (PLACEMENTS)
 
 The load run sends signed `workflow_run` deliveries for 20 repositories in bursts (10% of them replays of a
 delivery already sent), waits until the queue is empty, then checks against the fake GitHub that every distinct
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import multiprocessing
@@ -58,9 +60,17 @@ REPOS = [f"org{i % 4}/repo{i}" for i in range(20)]  # 20 repositories in 4 insta
 PRS_PER_REPO = 5
 STALLED_AFTER = 6.0
 WORKER_THREADS = 2  # jobs each worker process runs at once
-# In a deployment the workers run on other machines than the receiver; on this one 2-core machine they run at a
-# lower CPU priority so the receiver's answers are not queued behind diagnoses.
-WORKER_NICE = 10
+# In a deployment the workers (and GitHub) run on other machines than the receiver; on this one 2-core machine
+# `--placement` says how they share it with the receiver:
+#   normal: every process at normal priority, on any core (the receiver competes with the workers for CPU);
+#   nice:   the workers and the fake GitHub at the lowest priority (nice 19). Each worker runs in its own session,
+#           and with the kernel's autogroup scheduling (sched_autogroup_enabled=1) a process's nice value only
+#           ranks it within its session: the session's autogroup is reniced too, else `nice` changes nothing;
+#   pinned: as `nice`, and the receiver pinned to core 0, the workers, the fake GitHub and this load generator
+#           to core 1 (PostgreSQL, which both sides use, floats).
+PLACEMENTS = ("normal", "nice", "pinned")
+LOW_PRIORITY = 19
+RECEIVER_CPU, OTHERS_CPU = 0, 1
 BURST, CONNECTIONS = 100, 8  # deliveries per burst, sent over this many connections at once
 
 
@@ -129,6 +139,8 @@ class Rig:
     serve: subprocess.Popen[bytes] | None = None
     workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     run_ids: int = 0
+    placement: str = "normal"
+    placement_restored: bool = False
 
     def env(self) -> dict[str, str]:
         return {**os.environ, "REPOPILOT_DATABASE_URL": self.db, "REPOPILOT_WEBHOOK_SECRET": SECRET,
@@ -137,11 +149,18 @@ class Rig:
                 "REPOPILOT_CACHE_DIR": str(self.tmp / "cache"), "REPOPILOT_WORKDIR": str(self.tmp / "work"),
                 "REPOPILOT_MODEL": ""}
 
-    def _spawn(self, *args: str, log: str, nice: int = 0) -> subprocess.Popen[bytes]:
+    def _spawn(self, *args: str, log: str, background: bool = False) -> subprocess.Popen[bytes]:
         out = (self.tmp / log).open("ab")
         command = [str(Path(sys.executable).parent / "repopilot"), *args]
-        return subprocess.Popen(["nice", "-n", str(nice), *command] if nice else command, env=self.env(),
+        placed = self.placement if not (background and self.placement_restored) else "normal"
+        if placed == "pinned":
+            command = ["taskset", "-c", str(OTHERS_CPU if background else RECEIVER_CPU), *command]
+        low = background and placed != "normal"
+        proc = subprocess.Popen(["nice", "-n", str(LOW_PRIORITY), *command] if low else command, env=self.env(),
                                 stdout=out, stderr=out, start_new_session=True)
+        if low:
+            _renice_autogroup(proc.pid)
+        return proc
 
     def start_serve(self) -> None:
         self.serve = self._spawn("serve", "--port", str(self.port), log="serve.log")
@@ -157,8 +176,18 @@ class Rig:
 
     def start_worker(self, name: str) -> None:
         self.workers[name] = self._spawn("worker", "--name", name, "--concurrency", str(WORKER_THREADS),
-                                         "--stalled-after",
-                                         str(STALLED_AFTER), log=f"{name}.log", nice=WORKER_NICE)
+                                         "--stalled-after", str(STALLED_AFTER), log=f"{name}.log", background=True)
+
+    def restore_workers(self) -> None:
+        """The workers (and the fake GitHub) back to normal priority on every core."""
+        every = os.sched_getaffinity(0) | {RECEIVER_CPU, OTHERS_CPU}
+        for pid in [*(p.pid for p in self.workers.values()), self.fake.process.pid]:
+            if pid is None:
+                continue
+            with contextlib.suppress(OSError):
+                Path(f"/proc/{pid}/autogroup").write_text("0\n")
+            _place(pid, 0, every)
+        self.placement_restored = True
 
     def keep_workers_alive(self) -> int:
         """A supervisor's job (compose's `restart: unless-stopped`): start again a worker that exited."""
@@ -194,12 +223,35 @@ class Rig:
         return [(str(uuid.uuid4()), json.dumps(p).encode()) for p in self.fake.add_runs(runs)]
 
 
-def make_rig() -> Rig:
+def _place(pid: int, nice: int, cpus: set[int] | None) -> None:
+    """Priority (and cores) of every thread of `pid`: both are per thread on Linux, and threads started later
+    inherit them from the thread that starts them."""
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError, ValueError):
+            os.setpriority(os.PRIO_PROCESS, int(task.name), nice)
+            if cpus is not None:
+                os.sched_setaffinity(int(task.name), cpus)
+
+
+def _renice_autogroup(pid: int) -> None:
+    """Lower the priority of the session `pid` leads (see PLACEMENTS): without it, autogroup scheduling gives that
+    session as much CPU as the receiver's whatever its processes' nice values."""
+    with contextlib.suppress(OSError):
+        Path(f"/proc/{pid}/autogroup").write_text(f"{LOW_PRIORITY}\n")
+
+
+def make_rig(placement: str) -> Rig:
     tmp = Path(tempfile.mkdtemp(prefix="repopilot-bench-"))
     pg = start_postgres()
     with psycopg.connect(pg.url, autocommit=True) as conn:
         conn.execute("CREATE DATABASE bench")
-    return Rig(pg, Fake(), pg.url.replace("/postgres?", "/bench?"), tmp, _free_port())
+    fake = Fake()
+    pid = fake.process.pid
+    if placement != "normal" and pid is not None:
+        _place(pid, LOW_PRIORITY, {OTHERS_CPU} if placement == "pinned" else None)
+    if placement == "pinned":
+        os.sched_setaffinity(0, {OTHERS_CPU})  # this load generator: GitHub's side, not the receiver's
+    return Rig(pg, fake, pg.url.replace("/postgres?", "/bench?"), tmp, _free_port(), placement=placement)
 
 
 # -- sending ------------------------------------------------------------------------------------------------
@@ -309,28 +361,52 @@ def queue_latency(rig: Rig) -> dict[str, float]:
             "max_s": round(max(rows, default=0.0), 3)}
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` (Linux /proc), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def summary(load: dict[str, Any]) -> str:
+    ack, queued = load["ack_ms"], load["queue_latency"]
+    return (f"ack p50 {ack['p50']} ms, p95 {ack['p95']} ms, p99 {ack['p99']} ms | {load['deliveries_sent']} "
+            f"deliveries acknowledged at {load['ack_throughput_per_s']}/s (bursts with pauses), receiver CPU "
+            f"{load['receiver_cpu_ms_per_delivery']} ms each | "
+            f"{load['jobs_per_s']} jobs/s | queue latency p50 {queued['p50_s']} s, p95 {queued['p95_s']} s, "
+            f"max {queued['max_s']} s | lost {load['lost']}, duplicate check runs {load['duplicate_check_runs']}, "
+            f"duplicate comments {load['duplicate_comments']} | {load['shape']}")
+
+
 # -- runs ---------------------------------------------------------------------------------------------------
 
 def load_run(rig: Rig, count: int, *, start_workers: bool = False) -> dict[str, Any]:
     deliveries, distinct = plan(rig, count)
     expected = {(REPOS[i % len(REPOS)], i) for i in range(rig.run_ids - distinct + 1, rig.run_ids + 1)}
-    started = time.monotonic()
+    assert rig.serve is not None
+    cpu_before, started = _cpu_seconds(rig.serve.pid), time.monotonic()
     sent = asyncio.run(send(rig, deliveries))
     acked_in = time.monotonic() - started
+    receiver_cpu = _cpu_seconds(rig.serve.pid) - cpu_before
+    ms = [x * 1000 for x in sent.latencies]
+    acks = {"ack_ms": {"p50": round(_pct(ms, 0.5), 2), "p95": round(_pct(ms, 0.95), 2),
+                       "p99": round(_pct(ms, 0.99), 2), "mean": round(statistics.fmean(ms), 2)},
+            "ack_throughput_per_s": round(len(deliveries) / acked_in, 1),
+            # The receiver's own CPU per delivery: what the ack path costs, whatever else the machine is doing.
+            "receiver_cpu_ms_per_delivery": round(receiver_cpu * 1000 / len(deliveries), 3)}
+    print(json.dumps({"acknowledged": acks}), flush=True)  # before the (long) drain
     if start_workers:
         rig.start_worker("w1")
         rig.start_worker("w2")
-    drained = wait_for_queue(rig, timeout=900)
+    if rig.placement != "normal":  # the acknowledgements are measured: drain with every core, at normal priority
+        rig.restore_workers()
+    drained = wait_for_queue(rig, timeout=1800)
     total = time.monotonic() - started
     result = verify(rig, expected)
-    ms = [x * 1000 for x in sent.latencies]
     result.update({
-        "deliveries_sent": len(deliveries), "replays": len(deliveries) - distinct, "answers": sent.statuses,
-        "ack_ms": {"p50": round(_pct(ms, 0.5), 2), "p95": round(_pct(ms, 0.95), 2), "p99": round(_pct(ms, 0.99), 2),
-                   "mean": round(statistics.fmean(ms), 2)},
-        "ack_throughput_per_s": round(len(deliveries) / acked_in, 1),
+        "deliveries_sent": len(deliveries), "replays": len(deliveries) - distinct, "answers": sent.statuses, **acks,
         "shape": f"bursts of {BURST} over {CONNECTIONS} connections, 0.25 s apart; 2 workers x {WORKER_THREADS} "
-                 f"jobs at once (nice {WORKER_NICE})",
+                 f"jobs at once; placement {rig.placement} (see PLACEMENTS)"
+                 + ("; drained at normal priority on every core" if rig.placement != "normal" else ""),
         "jobs_per_s": round(distinct / total, 1), "drain_after_last_ack_s": round(drained, 1),
         "queue_latency": queue_latency(rig)})
     return result
@@ -447,11 +523,15 @@ def main() -> None:
     parser.add_argument("--deliveries", type=int, default=2000)
     parser.add_argument("--faults", action="store_true", help="also run the fault runs")
     parser.add_argument("--json", type=Path, help="write the figures here too")
+    parser.add_argument("--placement", choices=PLACEMENTS, default="normal",
+                        help="how the workers share this machine with the receiver (see PLACEMENTS in the source)")
     parser.add_argument("--workers-after", action="store_true",
                         help="start the workers only once every delivery is acknowledged (the receiver's latency "
                              "without the workers' CPU beside it)")
     args = parser.parse_args()
-    rig = make_rig()
+    if args.placement == "pinned" and len(os.sched_getaffinity(0)) < 2:
+        raise SystemExit("--placement pinned needs two cores")
+    rig = make_rig(args.placement)
     figures: dict[str, Any] = {}
     try:
         rig.start_serve()
@@ -460,6 +540,7 @@ def main() -> None:
             rig.start_worker("w2")
         figures["load"] = load_run(rig, args.deliveries, start_workers=args.workers_after)
         print(json.dumps({"load": figures["load"]}, indent=1), flush=True)
+        print(summary(figures["load"]), flush=True)
         if args.faults:
             for name, run, n in (("kill_worker", kill_run, 200), ("db_restart", db_restart_run, 400),
                                  ("github_403_5xx", github_faults_run, 60), ("forged", forged_run, 200)):

@@ -30,7 +30,7 @@ from eval_corpus import Case, load_cidiff, load_corpus  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from repopilot.ci.catalog import load_catalog  # noqa: E402
-from repopilot.ci.diagnosis import _failing_step  # noqa: E402
+from repopilot.ci.diagnosis import failing_region  # noqa: E402
 from repopilot.ci.locator import (  # noqa: E402
     FEATURES,
     LocatorModel,
@@ -68,10 +68,9 @@ def extract(case: Case) -> Sample:
     with case.path.open("rb") as fh:
         res = _SCANNER[0].scan(fh)
     texts = candidates(res)
-    step = _failing_step(res)
-    end = find_end(texts, res.lines, step.error_line if step else None)
-    rows = feature_rows(texts, end=end, shape=detect_shape(texts.values()),
-                        step_start=step.header_line if step and step.header_line else None)
+    region = failing_region(res)
+    end = find_end(texts, res.lines, region[1] if region else None)
+    rows = feature_rows(texts, end=end, shape=detect_shape(texts.values()), step_start=region[0] if region else None)
     lines = [n for n in sorted(rows) if n not in case.context or n in case.causal]
     x = np.array([[rows[n].get(f, 0.0) for f in FEATURES] for n in lines], dtype=float).reshape(-1, len(FEATURES))
     y = np.array([1.0 if n in case.causal else 0.0 for n in lines])

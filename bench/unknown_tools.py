@@ -26,13 +26,14 @@ from repopilot.ci.engine import Result, diagnose_input  # noqa: E402
 from repopilot.ci.scanner import Scanner  # noqa: E402
 from repopilot.ci.sources import open_sources  # noqa: E402
 
-# Tools with no rule file and no rule: a language, a test runner, a compiler and an infrastructure tool each.
+# Tools with no rule file and no rule: test runners, compilers and an infrastructure-as-code tool.
 CASES = (
     "r/r-testthat-failure",
     "prolog/plunit-wrong-answer",
     "tcl/tcltest-wrong-result",
     "zig/zig-compile-error",
-    "ansible/ansible-assert-failed",
+    "ansible/ansible-missing-collection",
+    "protobuf/protoc-import-missing",
     "robot/robot-failed-check",
     "solidity/solc-type-error",
 )

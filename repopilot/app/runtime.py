@@ -28,7 +28,8 @@ def model_for(settings: Settings, *, required: bool = True) -> Model | None:
         return None
     from ..providers import resolve_model  # the HTTP client and the adapters: only when a model is asked for
 
-    return resolve_model(settings.model, settings.provider_env)
+    model = resolve_model(settings.model, settings.provider_env)
+    return settings.model_gate(model) if settings.model_gate is not None else model
 
 
 def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:

@@ -27,6 +27,8 @@ class ServiceSettings:
     # Model calls in flight at once across every worker, and the spend one installation may make a day (USD).
     model_concurrency: int = 2
     installation_budget_usd: float = 5.0
+    # GitHub API calls of an installation's hourly limit kept in reserve: at this many left, jobs wait for the reset.
+    github_reserve: int = 50
     # Where workers clone repositories for fix runs and approvals.
     workdir: Path = Path(".repopilot-service")
     check_name: str = "RepoPilot"
@@ -78,5 +80,6 @@ def load_service_settings(environ: Mapping[str, str], base: Settings, *, need_se
         api_url=(base.github_api_url or DEFAULT_API_URL).rstrip("/"),
         model_concurrency=int(_number(environ, "REPOPILOT_MODEL_CONCURRENCY", int, 2)),
         installation_budget_usd=_number(environ, "REPOPILOT_INSTALLATION_BUDGET_USD", float, 5.0),
+        github_reserve=int(_number(environ, "REPOPILOT_GITHUB_RESERVE", int, 50)),
         workdir=Path(environ.get("REPOPILOT_WORKDIR", "").strip() or ".repopilot-service").expanduser(),
     )

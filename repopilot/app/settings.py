@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from ..core import (
 from ..providers import provider_variables
 
 if TYPE_CHECKING:  # the history's types are imported by the use cases that record, not by every command
+    from ..core import Model
     from .history_backend import FailureHistory
 
 __all__ = ["CONFIG_KEYS", "Settings", "apply_settings", "default_runs_dir", "load_settings", "user_config_path"]
@@ -160,6 +161,9 @@ class Settings:
     # The failure history when a client of the application layer keeps it elsewhere (the service: PostgreSQL);
     # None: the SQLite file at `history_path()`. Never read from files or the environment.
     history_backend: FailureHistory | None = field(default=None, repr=False, compare=False)
+    # Wraps every model the use cases build, when a client bounds and budgets model calls (the service: a slot
+    # across all workers and the installation's daily budget per call). Never read from files or the environment.
+    model_gate: Callable[[Model], Model] | None = field(default=None, repr=False, compare=False)
 
     def with_flags(self, **flags: Any) -> Settings:
         """These settings with command-line flags applied (None means the flag was not given)."""

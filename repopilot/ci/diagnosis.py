@@ -17,6 +17,7 @@ __all__ = [
     "Failure",
     "StepInfo",
     "build_diagnosis",
+    "failing_region",
     "is_trailer",
 ]
 
@@ -118,6 +119,7 @@ class Diagnosis:
     located: bool = False  # the causal lines were chosen by the locator (no rule fired confidently)
     model_note: str | None = None  # why the model's reply was not used
     step_name: str | None = None  # the failing step's name as GitHub shows it, when the source said so
+    region: tuple[int, int] | None = None  # the failing step or command, when the log's own markers say where
 
 
 def _int(value: str | None) -> int | None:
@@ -181,6 +183,8 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     if step is None:
         region, explicit, last_echo = _failing_section(res)
 
+    if explicit:
+        diag.region = region
     failures: list[Failure] = []
     seen: dict[tuple[str, str], Failure] = {}
     group_lines = [g.line for g in res.groups]
@@ -312,6 +316,17 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
 _TRAVIS_EXIT = re.compile(r'^The command "(?P<cmd>.+)" exited with [1-9]\d*\.?\s*$')
 
 
+def failing_region(res: ScanResult) -> tuple[int | None, int] | None:
+    """The failing step or command where the log's own markers say so: GitHub's step (its header may be missing),
+    Travis's named command, GitLab's last command, Jenkins's failing stage. The locator's place features and
+    its training read it, as the diagnosis does."""
+    step = _failing_step(res)
+    if step is not None:
+        return (step.header_line or None, step.error_line)
+    region, explicit, _ = _failing_section(res)
+    return region if explicit else None
+
+
 def _travis_command(res: ScanResult) -> tuple[int, int] | None:
     """Travis names the command that failed (`The command "X" exited with 1.`): the echo that began it and the
     marker's line, when both are among the lines the scan kept."""
@@ -346,6 +361,9 @@ def _failing_section(res: ScanResult) -> tuple[tuple[int, int], bool, int]:
         return travis, True, last_echo
     if last_echo and any(_GITLAB_END.match(m.text) for m in res.tail):
         return (last_echo, post - 1), True, last_echo
+    stage = _jenkins_stage(res, post)
+    if stage is not None:
+        return stage, True, last_echo
     region = (1, res.lines)
     if res.successes and res.hits:
         last_hit = max(h.line for h in res.hits if not is_trailer(res.text.get(h.line, "")))
@@ -353,6 +371,25 @@ def _failing_section(res: ScanResult) -> tuple[tuple[int, int], bool, int]:
         if before:
             region = (before[-1] + 1, res.lines)
     return region, False, last_echo
+
+
+def _jenkins_stage(res: ScanResult, post: int) -> tuple[int, int] | None:
+    """The Jenkins stage that failed: the one before the first stage "skipped due to earlier failure(s)", else the
+    last stage before the post actions."""
+    stages = [c.line for c in res.commands if c.text.startswith("[Pipeline] { (") and c.line < post]
+    if not stages:
+        return None
+    skipped = next((m.line for m in res.tail if m.text.startswith("Stage \"")
+                    and "skipped due to earlier failure" in m.text), None)
+    if skipped is not None:
+        opened = [n for n in stages if n < skipped]  # the skipped stage's own opening line is the last of these
+        if len(opened) < 2:
+            return None
+        start = opened[-2]
+    else:
+        start = stages[-1]
+    after = [n for n in stages if n > start]
+    return (start, after[0] - 1 if after else post - 1)
 
 
 def _group_closes(n: int, endgroups: list[int], group_lines: list[int]) -> bool:

@@ -30,6 +30,7 @@ from ..core import (
     Retry,
     RetryPolicy,
     parse_retry_after,
+    quota_gate,
     redact_text,
     retry_call,
     waiting,
@@ -339,22 +340,48 @@ class GitHubClient:
 
     def _send(self, method: str, url: str, what: str, headers: dict[str, str] | None = None,
               **kwargs: Any) -> httpx.Response:
+        self._mind_quota(what)
         try:
             response = self._http.request(method, url, headers={**self._headers(auth=True), **(headers or {})},
                                           **kwargs)
         except httpx.TransportError as exc:
             raise Retry(f"connection failed: {type(exc).__name__}") from None
+        self._note_quota(response)
         self._check(response, what)
         return response
+
+    def _mind_quota(self, what: str) -> None:
+        """With a quota gate installed (the service), a call that would spend the calls kept in reserve is not
+        made: the caller learns how long to wait instead."""
+        gate = quota_gate()
+        if gate is None or self.token is None:
+            return
+        wait = gate.wait_before(self.token)
+        if wait > 0:
+            raise GitHubAPIError(f"{what}: the calls this token has left are kept in reserve until its rate limit "
+                                 f"resets in {wait:.0f} s", status=429, retry_after=wait)
+
+    def _note_quota(self, response: httpx.Response) -> None:
+        gate = quota_gate()
+        if gate is None or self.token is None:
+            return
+        headers = response.headers
+        remaining = _int_or_none(headers.get("x-ratelimit-remaining"))
+        reset = _int_or_none(headers.get("x-ratelimit-reset"))
+        if remaining is not None and reset is not None:
+            gate.seen(self.token, remaining, _int_or_none(headers.get("x-ratelimit-limit")) or 0, float(reset))
 
     def _stream_to(self, url: str, what: str, dest: BinaryIO,
                    on_progress: Callable[[int, int | None], None] | None) -> int:
         dest.seek(0)
         dest.truncate()
         auth = True
+        self._mind_quota(what)
         try:
             for _ in range(_MAX_REDIRECTS + 1):
                 with self._http.stream("GET", url, headers=self._headers(auth=auth)) as response:
+                    if auth:  # the API's answer (a redirect's target is storage, with no quota of ours)
+                        self._note_quota(response)
                     if response.status_code in _REDIRECTS and "location" in response.headers:
                         url = str(response.url.join(response.headers["location"]))
                         if not url.startswith(("https://", "http://")):
@@ -412,15 +439,18 @@ class GitHubClient:
                 return retry_call(fn, self.retry, sleep=_pause, label="GitHub API")
         except RetriesExhausted as exc:
             last, stop = exc.last, exc.give_up
+            retry_after = None
             if stop.why == "too_long":
                 message = (f"GitHub API rate limit exceeded; it resets in {stop.wait:.0f} s, longer than the "
                            f"{self.max_wait:.0f} s RepoPilot waits: try again later")
+                retry_after = stop.wait
             elif stop.why == "total":
                 message = (f"{what}: still rate limited after waiting {stop.waited:.0f} s; another {stop.wait:.0f} "
                            f"s would pass the {self.max_wait:.0f} s bound: try again later")
+                retry_after = stop.wait
             else:
                 message = f"{what}: GitHub API {last.reason}, gave up after {stop.retries + 1} attempts"
-            raise GitHubAPIError(message, status=last.status) from None
+            raise GitHubAPIError(message, status=last.status, retry_after=retry_after) from None
 
     def _clean(self, text: str) -> str:
         if self.token:

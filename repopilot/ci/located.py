@@ -3,6 +3,7 @@ its blocks the failures the excerpt shows; every chosen line is recorded with th
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from .diagnosis import CONFIDENT, Diagnosis, Failure, is_trailer
@@ -19,6 +20,24 @@ _ERRORISH = re.compile(r"\b(?:error|fatal|fail\w*|exception|panic|abort\w*|can't
                        r"undefined|no such|not found|attempt to|invalid|unexpected)\b", re.IGNORECASE)
 
 
+def _script_lines(texts: dict[int, str], res: ScanResult) -> set[int]:
+    """Candidates inside a GitHub step's `##[group]Run` header (closed by `##[endgroup]` before the next group):
+    the script the step runs, not its output."""
+    out: set[int] = set()
+    groups, ends = res.groups, res.endgroups
+    if not groups:
+        return out
+    starts = [g.line for g in groups]
+    for n in texts:
+        i = bisect.bisect_left(starts, n) - 1
+        if i < 0 or not groups[i].text.startswith("##[group]Run "):
+            continue
+        k = bisect.bisect_right(ends, n)
+        if k < len(ends) and (i + 1 == len(starts) or ends[k] < starts[i + 1]):
+            out.add(n)
+    return out
+
+
 def _strong(f: Failure) -> bool:
     return f.causal and f.score >= CONFIDENT and f.rule not in _WEAK_RULES
 
@@ -30,10 +49,12 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
         return
     texts = candidates(res)
     step = diag.step
-    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t)}
-    found = locate(texts, total=res.lines, model=model, exclude=skip,
-                   step_start=step.header_line if step is not None and step.header_line else None,
-                   step_error_line=step.error_line if step is not None else None)
+    scripts = _script_lines(texts, res)
+    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t)} | scripts
+    start, end = diag.region or (None, None)
+    if step is not None:
+        start, end = step.header_line or None, step.error_line
+    found = locate(texts, total=res.lines, model=model, exclude=skip, step_start=start, step_error_line=end)
     outside = [f for f in diag.failures if f.outside]
     if outside and max((s.probability for s in found.lines), default=0.0) < model.threshold:
         # Nothing in the failing step reads as an error: what rules found elsewhere stands (a step that went on
@@ -75,7 +96,9 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
     elsewhere = {n for f in outside for a, b in f.ranges() for n in range(a, b + 1)}
     for f in outside:
         f.causal = False
-    keep = {n for f in located for a, b in f.ranges() for n in range(a, b + 1)} | (set(diag.error_lines) - elsewhere)
+    # A step's script header is the command, not its output (a keyword in `--stop-on-failure`).
+    keep = {n for f in located for a, b in f.ranges() for n in range(a, b + 1)} | (
+        set(diag.error_lines) - elsewhere - scripts)
     diag.failures = located + diag.failures
     diag.error_lines = sorted(keep)
     diag.texts = {**texts, **diag.texts}

@@ -193,26 +193,31 @@ def _template(text: str) -> str:
     return _TEMPLATE_TOKEN.sub("*", text.strip().lower())[:60]
 
 
+# Directories of a path: words in them (a project called `error-pages`, `tests/failing/`) say nothing of the line.
+_DIRS = re.compile(r"(?:[^\s/\\]*[/\\])+(?=\S)")
+
+
 def _line_row(text: str) -> dict[str, float]:
     s = text.rstrip()
     stripped = s.lstrip()
     n = len(stripped)
     indent = len(s) - n
+    words = _DIRS.sub("", s) if "/" in s or "\\" in s else s
     row = {
-        "err_word": float(bool(_ERR_WORD.search(s))),
+        "err_word": float(bool(_ERR_WORD.search(words))),
         "err_start": float(bool(_ERR_START.search(s))),
         "err_prefix": float(bool(_ERR_PREFIX.search(s))),
-        "exc_name": float(bool(_EXC_NAME.search(s))),
-        "problem": float(bool(_PROBLEM.search(s))),
-        "warn": float(bool(_WARN.search(s))),
-        "negated": float(bool(_NEGATED.search(s))),
-        "success": float(bool(_SUCCESS.search(s))),
+        "exc_name": float(bool(_EXC_NAME.search(words))),
+        "problem": float(bool(_PROBLEM.search(words))),
+        "warn": float(bool(_WARN.search(words))),
+        "negated": float(bool(_NEGATED.search(words))),
+        "success": float(bool(_SUCCESS.search(words))),
         "path_line": float(bool(_PATH_LINE.search(s))),
         "path_line_col": float(bool(_PATH_LINE_COL.search(s))),
         "line_word": float(bool(_LINE_WORD.search(s))),
         "frame": float(bool(_FRAME.search(s))),
         "caret": float(bool(_CARET.search(s))),
-        "assert": float(bool(_ASSERT.search(s))),
+        "assert": float(bool(_ASSERT.search(words))),
         "summary": float(bool(_SUMMARY.search(s))),
         "trailer": float(bool(_TRAILER.search(s))),
         "command": float(bool(_COMMAND.search(s))),

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .model import Model, TextCallback
+    from .quota import quota_gate, use_quota_gate
     from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Receipt, SetupRun
     from .retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
     from .tools import Tool, ToolContext, ToolRegistry, tool
@@ -73,6 +74,7 @@ __getattr__ = lazy_exports(__name__, {
         "Usage", "UserMessage"
     ),
     "model": ("Model", "TextCallback"),
+    "quota": ("quota_gate", "use_quota_gate"),
     "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Receipt", "SetupRun"),
     "retry": ("RETRYABLE_STATUS", "RetriesExhausted", "Retry", "RetryPolicy", "parse_retry_after", "retry_call"),
     "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
@@ -141,6 +143,7 @@ __all__ = [
     "load_messages",
     "load_trace",
     "parse_retry_after",
+    "quota_gate",
     "read_trace",
     "redact",
     "redact_text",
@@ -150,6 +153,7 @@ __all__ = [
     "runs_dir",
     "tool",
     "trace_path",
+    "use_quota_gate",
     "use_runs_dir",
     "using_redactor",
     "waiting",

@@ -88,6 +88,8 @@ class DeadlineExceeded(ProviderError):
 class GitHubAPIError(RunError):
     """The GitHub API failed after retries (or refused: 401/403/404)."""
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
         super().__init__(message + (f" (HTTP {status})" if status is not None else ""), status=status)
         self.status = status
+        # Seconds until the call may succeed, when GitHub said (a rate limit's reset): a queue can wait that long.
+        self.retry_after = retry_after

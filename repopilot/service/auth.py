@@ -34,6 +34,7 @@ class AppAuth:
         self._api_url = api_url
         self._clock = clock
         self._tokens: dict[int, tuple[str, float]] = {}
+        self._owners: dict[str, int] = {}  # token -> installation, read without the lock (see installation_of)
         self._lock = threading.Lock()
         self.exchanges = 0  # how many tokens were fetched (the cache's effect is measurable)
 
@@ -52,10 +53,21 @@ class AppAuth:
                 return cached[0]
             token, expires_at = installation_token(self._api_url, self.app_jwt(), installation_id)
             self.exchanges += 1
+            if cached is not None:  # the old token is not used again (a job holding it may finish unaccounted)
+                self._owners.pop(cached[0], None)
             self._tokens[installation_id] = (token, _epoch(expires_at))
+            self._owners[token] = installation_id
             return token
+
+    def installation_of(self, token: str) -> int | None:
+        """The installation a cached token belongs to (None: not one of ours, e.g. the App's own JWT)."""
+        # No lock: the token exchange itself holds it while its API call asks the quota gate about the App's JWT
+        # (a dict lookup is atomic).
+        return self._owners.get(token)
 
     def forget(self, installation_id: int) -> None:
         """Drop a token GitHub refused (revoked, or the installation's permissions changed)."""
         with self._lock:
-            self._tokens.pop(installation_id, None)
+            dropped = self._tokens.pop(installation_id, None)
+            if dropped is not None:
+                self._owners.pop(dropped[0], None)

@@ -22,7 +22,7 @@ from ..app import (
 )
 from ..core import ApprovalError, Proposal, RunTrace, load_trace, redact_text, restore_trace
 from .events import ApproveCommand, FixCommand
-from .model_gate import model_slot, record_usage
+from .model_gate import record_usage
 
 if TYPE_CHECKING:
     from .jobs import Runtime
@@ -93,8 +93,7 @@ def fix_command(rt: Runtime, work: FixCommand) -> None:
         _reply(settings, work, f"RepoPilot has not diagnosed a failed run on this PR's head ({head.sha[:12]}) "
                                "yet; nothing to fix.")
         return
-    with model_slot(rt.store, rt.settings.model_concurrency):
-        outcome = fix_pull_request(settings, head, run_url, rt.settings.workdir)
+    outcome = fix_pull_request(settings, head, run_url, rt.settings.workdir)  # each model call through the gate
     trace = outcome.trace
     rt.store.save_trace(trace)
     record_usage(rt.store, work.installation_id, [trace])

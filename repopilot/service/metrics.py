@@ -29,6 +29,7 @@ _QUERIES = {
              "GROUP BY 1, 2",
     "jobs": "SELECT kind, coalesce(outcome, 'running'), count(*), coalesce(sum(queued_s), 0), "
             "coalesce(sum(extract(epoch FROM finished_at - started_at)), 0) FROM repopilot_job_runs GROUP BY 1, 2",
+    "rate": "SELECT installation_id, remaining, quota, reset_at, deferred FROM repopilot_rate_limits",
     "usage": "SELECT installation_id, sum(calls), sum(input_tokens), sum(output_tokens), sum(cost_usd) "
              "FROM repopilot_model_usage GROUP BY 1",
 }
@@ -73,4 +74,22 @@ async def render_metrics(pool: psycopg_pool.AsyncConnectionPool[Any], counters: 
                 f"repopilot_model_tokens_total{_labels(installation=inst, direction='input')} {tin}",
                 f"repopilot_model_tokens_total{_labels(installation=inst, direction='output')} {tout}",
                 f"repopilot_model_cost_usd_total{_labels(installation=inst)} {float(cost):.6f}"]
+    out += _rate_lines(rows["rate"])
     return "\n".join(out) + "\n"
+
+
+def _rate_lines(rows: list[tuple[Any, ...]]) -> list[str]:
+    out = ["# HELP repopilot_github_rate_remaining GitHub API calls the installation's token had left, last seen.",
+           "# TYPE repopilot_github_rate_remaining gauge",
+           "# HELP repopilot_github_rate_limit The installation's GitHub API calls per window, last seen.",
+           "# TYPE repopilot_github_rate_limit gauge",
+           "# HELP repopilot_github_rate_reset_timestamp_seconds When the installation's window resets.",
+           "# TYPE repopilot_github_rate_reset_timestamp_seconds gauge",
+           "# HELP repopilot_github_rate_deferrals_total Jobs put off until the installation's limit reset.",
+           "# TYPE repopilot_github_rate_deferrals_total counter"]
+    for inst, remaining, limit, reset, deferred in rows:
+        labels = _labels(installation=inst)
+        out += [f"repopilot_github_rate_remaining{labels} {remaining}", f"repopilot_github_rate_limit{labels} {limit}",
+                f"repopilot_github_rate_reset_timestamp_seconds{labels} {float(reset):.0f}",
+                f"repopilot_github_rate_deferrals_total{labels} {deferred}"]
+    return out

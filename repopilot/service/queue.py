@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from typing import Any
 
@@ -23,12 +24,13 @@ from procrastinate.retry import BaseRetryStrategy, RetryDecision
 
 from .events import Work
 
-__all__ = ["DEFER_SQL", "QUEUES", "TASKS", "Transient", "defer_params", "make_queue", "recover_stalled"]
+__all__ = ["DEFER_SQL", "QUEUES", "TASKS", "RateLimited", "Transient", "defer_params", "make_queue", "recover_stalled"]
 
 _log = logging.getLogger(__name__)
 QUEUES = ("github", "model")
 TASKS = {"diagnose": "github", "approve": "github", "fix": "model"}
 NAMESPACE = "repopilot"
+_LONGEST_WINDOW = 7200  # GitHub's rate-limit windows are an hour: a reset further off than this is not believed
 
 
 class Transient(Exception):
@@ -39,13 +41,20 @@ class Transient(Exception):
         self.wait = wait
 
 
-class Backoff(BaseRetryStrategy):
-    """2, 4, 8 … seconds (capped), or as long as GitHub asked, for at most `attempts` tries."""
+class RateLimited(Transient):
+    """The installation's GitHub API calls are spent down to the reserve: run the job again at the reset."""
 
-    def __init__(self, attempts: int = 8, base: float = 2.0, cap: float = 300.0) -> None:
-        self.attempts, self.base, self.cap = attempts, base, cap
+
+class Backoff(BaseRetryStrategy):
+    """2, 4, 8 … seconds (capped), or as long as GitHub asked, for at most `attempts` tries. A job put off for a
+    rate limit runs again exactly at the reset, up to `deferrals` times (a window is an hour at most)."""
+
+    def __init__(self, attempts: int = 8, base: float = 2.0, cap: float = 300.0, deferrals: int = 48) -> None:
+        self.attempts, self.base, self.cap, self.deferrals = attempts, base, cap, deferrals
 
     def get_retry_decision(self, *, exception: BaseException, job: procrastinate.jobs.Job) -> RetryDecision | None:
+        if isinstance(exception, RateLimited) and job.attempts + 1 < self.deferrals:
+            return RetryDecision(retry_in={"seconds": max(1, min(_LONGEST_WINDOW, math.ceil(exception.wait)))})
         if not isinstance(exception, Transient) or job.attempts + 1 >= self.attempts:
             return None
         wait = min(self.cap, max(exception.wait, self.base * 2 ** job.attempts))

@@ -54,6 +54,14 @@ CREATE TABLE IF NOT EXISTS repopilot_proposals (
     PRIMARY KEY (repo, pull_request, sha256)
 );
 CREATE INDEX IF NOT EXISTS repopilot_proposals_comment ON repopilot_proposals (repo, comment_id);
+CREATE TABLE IF NOT EXISTS repopilot_rate_limits (
+    installation_id bigint PRIMARY KEY,
+    remaining int NOT NULL,
+    quota int NOT NULL,
+    reset_at double precision NOT NULL,
+    observed_at double precision NOT NULL,
+    deferred bigint NOT NULL DEFAULT 0
+);
 CREATE TABLE IF NOT EXISTS repopilot_model_usage (
     installation_id bigint NOT NULL,
     day date NOT NULL DEFAULT current_date,
@@ -138,6 +146,29 @@ class Store:
             row = conn.execute("SELECT run_id FROM repopilot_proposals WHERE repo = %s AND comment_id = %s",
                                (repo, comment_id)).fetchone()
         return str(row[0]) if row else None
+
+    def rate_limit(self, installation_id: int) -> tuple[int, int, float, float] | None:
+        """The newest (remaining, limit, reset, observed) any worker saw for the installation's GitHub token."""
+        with self._conn() as conn:
+            row = conn.execute("SELECT remaining, quota, reset_at, observed_at FROM repopilot_rate_limits WHERE "
+                               "installation_id = %s", (installation_id,)).fetchone()
+        return (int(row[0]), int(row[1]), float(row[2]), float(row[3])) if row else None
+
+    def note_rate_limit(self, installation_id: int, remaining: int, limit: int, reset: float,
+                        observed: float) -> None:
+        """Keep an observation unless a worker already noted a newer one."""
+        with self._conn() as conn:
+            conn.execute("INSERT INTO repopilot_rate_limits AS r (installation_id, remaining, quota, reset_at, "
+                         "observed_at) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (installation_id) DO UPDATE SET "
+                         "remaining = EXCLUDED.remaining, quota = EXCLUDED.quota, reset_at = EXCLUDED.reset_at, "
+                         "observed_at = EXCLUDED.observed_at WHERE EXCLUDED.observed_at >= r.observed_at",
+                         (installation_id, remaining, limit, reset, observed))
+
+    def rate_deferred(self, installation_id: int) -> None:
+        """Count a job put off until the installation's rate limit resets (`/metrics`)."""
+        with self._conn() as conn:
+            conn.execute("UPDATE repopilot_rate_limits SET deferred = deferred + 1 WHERE installation_id = %s",
+                         (installation_id,))
 
     def spent_today(self, installation_id: int) -> float:
         with self._conn() as conn:

@@ -115,3 +115,67 @@ def test_a_compiler_style_diagnostic_of_an_unknown_language_is_a_build_failure(t
 def test_a_package_that_is_not_available_is_a_dependency_failure(tmp_path: Path) -> None:
     d = _diagnose(tmp_path, "\n".join(R_DEP) + "\n")
     assert d.category == "dependency"
+
+
+def _jenkins(stages: list[tuple[str, list[str]]], failed: int) -> str:
+    out = ["Started by user admin", "[Pipeline] Start of Pipeline", "[Pipeline] node"]
+    for i, (name, lines) in enumerate(stages):
+        out += ["[Pipeline] stage", f"[Pipeline] {{ ({name})"]
+        if i > failed:
+            out += [f'Stage "{name}" skipped due to earlier failure(s)', "[Pipeline] }"]
+            continue
+        out += ["[Pipeline] sh", *lines, "[Pipeline] }"]
+    out += ["[Pipeline] // node", "[Pipeline] End of Pipeline", "ERROR: script returned exit code 1",
+            "Finished: FAILURE"]
+    return "\n".join(out) + "\n"
+
+
+def test_jenkins_failing_stage_bounds_the_region(tmp_path: Path) -> None:
+    # A version probe piped to `head` dies of a broken pipe in a stage that passed; the next stage fails.
+    probe = ["+ tool --version | head -n 1", "tool 2.19", "Traceback (most recent call last):",
+             '  File "/usr/lib/python3/dist-packages/tool/cli.py", line 12, in main', "    print(version)",
+             "BrokenPipeError: [Errno 32] Broken pipe"]
+    failing = ["+ python -m pytest -q", *DISK_THEN_TEST.splitlines()[6:]]
+    text = _jenkins([("Version", probe), ("Test", failing), ("Deploy", [])], failed=1)
+    d = _diagnose(tmp_path, text)
+    assert d.category == "test"
+    broken = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("BrokenPipeError"))
+    assert broken not in d.error_lines
+    assert d.region is not None and d.region[0] < min(d.error_lines)
+
+
+def test_words_inside_paths_are_not_read_as_error_words() -> None:
+    from repopilot.ci.locator import feature_rows
+
+    rows = feature_rows({10: "Output:  /builds/group/robot-failed-check/results/output.xml",
+                         11: "Discount Is Applied        | FAIL |"}, end=12, shape="gitlab")
+    assert rows[10]["err_word"] == 0.0
+    assert rows[11]["err_word"] == 1.0
+
+
+def test_a_stack_frame_with_a_caret_is_not_a_compiler_diagnostic(tmp_path: Path) -> None:
+    frames = _github([("zig test src/mathx.zig", [
+        "2/2 mathx.test.sum of a slice...expected 10, found 14",
+        "FAIL (TestExpectedEqual)",
+        "/home/runner/work/p/p/src/mathx.zig:22:5: 0x124ef47 in test.sum of a slice (mathx.zig)",
+        "    try std.testing.expectEqual(@as(i32, 10), sum(&xs));",
+        "    ^",
+        "0 passed; 0 skipped; 1 failed."], 1)])
+    d = _diagnose(tmp_path, "\n".join(frames) + "\n")
+    evidence = next(x for x in d.decisions if x.get("decision") == "category")["evidence"]
+    assert not any("compiler-style" in e["detail"] for e in evidence)
+    assert d.category == "test"
+
+
+def test_the_locator_does_not_choose_a_steps_script_header(tmp_path: Path) -> None:
+    lines = _github([("Rscript -e 'testthat::test_dir(\"tests\", stop_on_failure = TRUE)'", [
+        "Failure ('test-stats.R:8'): median of an even count",
+        "med(c(1, 2, 3, 4)) not equal to 2.5.",
+        "[ FAIL 1 | WARN 0 | SKIP 0 | PASS 1 ]",
+        "Error: Test failures",
+        "Execution halted"], 1)])
+    d = _diagnose(tmp_path, "\n".join(lines) + "\n")
+    header = next(i for i, t in enumerate(lines, 1) if "stop_on_failure" in t and "##[group]" not in t)
+    assert header not in d.error_lines
+    failure = next(i for i, t in enumerate(lines, 1) if "Failure ('test-stats.R:8')" in t)
+    assert failure in d.error_lines

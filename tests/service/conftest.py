@@ -23,6 +23,7 @@ from starlette.testclient import TestClient
 
 from repopilot.app import ServiceSettings, load_settings
 from repopilot.ci import github_api
+from repopilot.core import use_quota_gate
 from repopilot.service import prepare_database, sign, work
 from repopilot.service.web import create_app
 from tests.fixtures.github.fake_app import FakeGitHubApp, new_private_key, start
@@ -90,5 +91,6 @@ def service(database: str, private_key: str, tmp_path: Path, monkeypatch: pytest
     prepare_database(database)
     with TestClient(create_app(settings)) as client:
         yield Service(settings, fake, client)
+    use_quota_gate(None)  # the worker's gate, installed by `work`, does not outlive the test
     server.shutdown()
     server.server_close()

@@ -79,6 +79,10 @@ def test_fix_then_approve_pushes_the_reviewed_diff_as_a_draft_pull_request(servi
     sha256 = proposal.split("/repopilot approve ")[1].split()[0]
     assert len(sha256) == 64
     assert _branches(bare) == ["refs/heads/feature"]  # proposed, nothing pushed
+    # The fix ran on the `model` queue, its two model calls through the gate and counted for the installation.
+    assert service.sql("SELECT DISTINCT queue_name FROM procrastinate_jobs WHERE task_name = 'repopilot:fix'") == \
+        [("model",)]
+    assert service.sql("SELECT calls FROM repopilot_model_usage WHERE installation_id = 7") == [(2,)]
     refused = _command(service, f"/repopilot approve {sha256}", "visitor", 40)
     assert "write access" in refused and _branches(bare) == ["refs/heads/feature"]
     wrong = _command(service, "/repopilot approve " + "0" * 64, "mona", 41)
