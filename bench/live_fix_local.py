@@ -2,16 +2,17 @@
 llama.cpp's OpenAI-compatible server (the `local` extra: llama-cpp-python and SmolLM2-135M-Instruct), on
 loopback, one case at a time, the server stopped at the end.
 
-    bench/live_fix.sh                      # installs the `local` extra if needed, then runs this
-    python bench/live_fix_local.py [--cases python/add,python/square] [--max-steps 8] [--threads 2]
-        [--json results.json] [--markdown results.md]
+    bench/live_local_model.sh fix [options]   # installs the `local` extra if needed, then runs this
+    python bench/live_fix_local.py [--cases python/add,node/add] [--max-steps 8] [--threads 1] [--json out.json]
+        [--force-propose-after N [--force-edit]] [--model other.gguf]
 
 Per case: the buggy project is generated and committed (bench/fix_cases.py), its CI command run for real, and
 `start_fix` diagnoses that log and runs the fix agent with the live model (read-only tools, `propose_fix`, the
 guard, verification in a disposable worktree, the receipt). Then a scripted approver decides as a careful person
 would: approve only a VERIFIED proposal, reject any other. Printed and written: every tool call the model made,
 each proposal's verification outcome, tokens, time, the run's end and the decision. The model's output is shown
-through RepoPilot's sanitiser, cut short.
+through RepoPilot's sanitiser, cut short. The forced arms (bench/local_server.py) make the model call
+propose_fix after N turns; they are experiments, reported apart in bench/LIVE.md.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from fix_cases import ECOSYSTEMS  # noqa: E402
 from repopilot.app import apply_settings, approve_run, load_settings, receipts_of, reject_run, start_fix  # noqa: E402
 from repopilot.core.sanitize import visible  # noqa: E402
 
-DEFAULT_CASES = "python/add,python/square,python/is_even,node/add,shell/square"
+EDIT_FIELDS = "explanation,path,old_text,new_text"
+DEFAULT_CASES = "python/add,python/square,node/add"
 
 
 def model_file() -> Path:
@@ -52,7 +54,8 @@ def model_file() -> Path:
     return found[0]
 
 
-def start_server(gguf: Path, log: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(gguf: Path, log: Path, threads: int, force_after: int | None,
+                 force_edit: bool) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -60,7 +63,10 @@ def start_server(gguf: Path, log: Path, threads: int) -> tuple[subprocess.Popen[
         proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "local_server.py"), "--model", str(gguf),
                                  "--chat_format", "chatml-function-calling", "--host", "127.0.0.1",
                                  "--port", str(port), "--n_ctx", "8192", "--n_threads", str(threads),
-                                 "--n_threads_batch", str(threads), "--max-completion-tokens", "384"],
+                                 "--n_threads_batch", str(threads), "--max-completion-tokens", "384",
+                                 *(["--force-tool", "propose_fix", "--force-after", str(force_after)]
+                                   if force_after is not None else []),
+                                 *(["--force-fields", EDIT_FIELDS] if force_edit else [])],
                                 stdout=sink, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 180
@@ -180,13 +186,23 @@ def main() -> int:
     ap.add_argument("--max-steps", type=int, default=8)
     ap.add_argument("--threads", type=int, default=1, help="llama.cpp threads (the machine is shared)")
     ap.add_argument("--json", type=Path, help="write the per-case records here")
+    ap.add_argument("--model", type=Path, help="another GGUF chat model (default: the `local` extra's SmolLM2)")
+    ap.add_argument("--force-propose-after", type=int, metavar="N",
+                    help="the forced arm: after N model turns, the server makes every reply call propose_fix")
+    ap.add_argument("--force-edit", action="store_true",
+                    help="with --force-propose-after: the forced call must give an edit (path, old_text, new_text)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="livefix-"))
-    gguf = model_file()
-    print(f"model {gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB), {args.threads} threads; work {work}", flush=True)
+    gguf = args.model or model_file()
+    after = args.force_propose_after
+    forced = f"; propose_fix forced after {after} model turns" if after is not None else ""
+    forced += " as an edit" if forced and args.force_edit else ""
+    print(f"model {gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB), {args.threads} threads{forced}; work {work}",
+          flush=True)
     # A `timeout` or a kill must still stop the server: SIGTERM unwinds through the `finally` below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    proc, url = start_server(gguf, work / "server.log", args.threads)
+    proc, url = start_server(gguf, work / "server.log", args.threads, args.force_propose_after,
+                             args.force_edit and args.force_propose_after is not None)
     cases = []
     try:
         for name in args.cases.split(","):
@@ -196,11 +212,14 @@ def main() -> int:
     finally:
         stop_server(proc)
     if args.json:
-        args.json.write_text(json.dumps({"model": gguf.name, "threads": args.threads, "cases": cases}, indent=1))
-    proposed = sum(1 for c in cases if c.get("proposals"))
+        args.json.write_text(json.dumps({"model": gguf.name, "threads": args.threads,
+                                         "force_propose_after": args.force_propose_after,
+                                         "force_edit": args.force_edit, "cases": cases}, indent=1))
+    called = sum(1 for c in cases if c.get("proposals"))
+    checked = sum(len(c.get("verifications", [])) for c in cases)
     verified = sum(1 for c in cases for v in c.get("verifications", []) if v["outcome"] == "verified")
-    print(f"\n{len(cases)} cases: {proposed} with a proposal, {verified} verified proposals; server log "
-          f"{work / 'server.log'}")
+    print(f"\n{len(cases)} cases: {called} called propose_fix, {checked} proposals valid enough to verify, "
+          f"{verified} verified; server log {work / 'server.log'}")
     return 0
 
 

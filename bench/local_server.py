@@ -14,6 +14,13 @@ Why a wrapper and not `python -m llama_cpp.server` itself (llama-cpp-python 0.3.
    reply on two cores). Here every completion is capped (a request's own smaller `max_tokens` still wins); a
    capped call reaches RepoPilot as bad arguments, which the model is told.
 The ChatML framing, the grammar and the sampling are llama-cpp-python's.
+
+Experiment switches, off by default: `--force-tool NAME --force-after N` sets `tool_choice` to NAME on every
+request that offers it once the conversation holds N assistant turns; `--force-fields a,b,c` also makes the
+forced call's grammar require exactly those (string) arguments of the tool's schema. bench/live_fix_local.py
+uses them for its "forced" arms (`--force-propose-after N [--force-edit]`) so that a model too small to decide
+to propose still has its own proposal go through the guard, verification, receipt and approval; bench/LIVE.md
+reports the arms apart.
 """
 
 from __future__ import annotations
@@ -56,33 +63,63 @@ def _shown(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -
     return out
 
 
-def _show_results() -> None:
+def _forced(tool_choice: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+            force: str | None, after: int) -> Any:
+    """`tool_choice` as asked, or the forced tool once the conversation has `after` assistant turns."""
+    offered = {t["function"]["name"] for t in tools or []}
+    turns = sum(1 for m in messages if m.get("role") == "assistant")
+    if force and force in offered and turns >= after:
+        return {"type": "function", "function": {"name": force}}
+    return tool_choice
+
+
+def _narrowed(tools: list[dict[str, Any]] | None, name: str, fields: list[str]) -> list[dict[str, Any]] | None:
+    """`tools` with `name`'s parameters cut to `fields`, each a required string (the forced call's grammar)."""
+    if not tools or not fields:
+        return tools
+    out = []
+    for t in tools:
+        fn = t.get("function") or {}
+        if fn.get("name") == name:
+            props = (fn.get("parameters") or {}).get("properties") or {}
+            params = {"type": "object", "required": fields, "additionalProperties": False,
+                      "properties": {f: {"type": "string", "description": (props.get(f) or {}).get("description", "")}
+                                     for f in fields}}
+            t = {**t, "function": {**fn, "parameters": params}}
+        out.append(t)
+    return out
+
+
+def _show_results(force: str | None = None, after: int = 0, fields: list[str] | None = None) -> None:
     from llama_cpp import llama_chat_format as formats
 
     original = formats.chatml_function_calling
 
     @functools.wraps(original)
     def handler(*, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-                **kwargs: Any) -> Any:
-        return original(messages=_shown(messages, tools), tools=tools, **kwargs)  # type: ignore[arg-type]
+                tool_choice: Any = None, **kwargs: Any) -> Any:
+        choice = _forced(tool_choice, messages, tools, force, after)
+        if force and choice is not tool_choice:
+            tools = _narrowed(tools, force, fields or [])
+        return original(messages=_shown(messages, tools), tools=tools, tool_choice=choice,  # type: ignore[arg-type]
+                        **kwargs)
 
     formats.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
         "chatml-function-calling", handler, overwrite=True)
 
 
 def main(argv: list[str]) -> None:
-    limit = 384
+    ours = {"--max-completion-tokens": "384", "--force-tool": "", "--force-after": "0", "--force-fields": ""}
     rest: list[str] = []
     it = iter(argv)
     for arg in it:
-        if arg == "--max-completion-tokens":
-            limit = int(next(it))
-        elif arg.startswith("--max-completion-tokens="):
-            limit = int(arg.split("=", 1)[1])
+        if arg in ours:
+            ours[arg] = next(it)
         else:
             rest.append(arg)
-    _cap(limit)
-    _show_results()
+    _cap(int(ours["--max-completion-tokens"]))
+    _show_results(ours["--force-tool"] or None, int(ours["--force-after"]),
+                  [f for f in ours["--force-fields"].split(",") if f])
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv = [sys.argv[0], *rest]

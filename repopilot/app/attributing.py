@@ -15,6 +15,7 @@ from ..ci import (
     DiagnosisReport,
     Evidence,
     JobFacts,
+    RunPlace,
     RunRecord,
     RunRef,
     attribute_report,
@@ -23,7 +24,7 @@ from ..ci import (
 )
 from ..core import InputError, RepoPilotError
 from .history_backend import FailureHistory
-from .memory import RunContext, context_of, record_of
+from .memory import context_of, record_of
 from .recurring import history_store
 from .runtime import github_access, scanner_for
 from .settings import Settings
@@ -121,12 +122,10 @@ def _record_base(facts: RunFacts, reports: list[DiagnosisReport], settings: Sett
     base = facts.base
     if store is None or base is None:
         return
-    where = RunContext(repository=facts.ref.slug, workflow=facts.workflow, branch=base.branch,
-                       commit=base.commit, run_id=str(base.run_id), url=base.url)
-    records = [record_of(r, replace(where, job=r.job)) for r in reports]
-    records += [RunRecord(repository=where.repository, workflow=where.workflow, branch=where.branch,
-                          commit=where.commit, run_id=where.run_id, url=where.url, job=job, conclusion="success")
-                for job in base.passing_jobs]
+    where = RunPlace(repository=facts.ref.slug, workflow=facts.workflow, branch=base.branch, commit=base.commit,
+                     run_id=str(base.run_id), url=base.url)
+    records = [record_of(r, where.model_copy(update={"job": r.job})) for r in reports]
+    records += [RunRecord.at(where, job=job, conclusion="success") for job in base.passing_jobs]
     _safely(store, records)
 
 

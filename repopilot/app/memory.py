@@ -6,29 +6,14 @@ request are app/recurring.py's."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ..ci import DiagnosisReport, FailureRow, Recurring, RunRecord, RunRef, SeenBefore, parse_run_url
+from ..ci import DiagnosisReport, FailureRow, Recurring, RunPlace, RunRecord, RunRef, SeenBefore, parse_run_url
 from ..core import InputError
 from .recurring import history_store
 from .settings import Settings
 
-__all__ = ["RunContext", "context_of", "record_of", "remember"]
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """Where a log comes from, as far as it is known."""
-
-    repository: str | None = None
-    workflow: str | None = None
-    job: str | None = None
-    branch: str | None = None
-    commit: str | None = None
-    run_id: str | None = None
-    attempt: int | None = None
-    url: str | None = None
+__all__ = ["context_of", "record_of", "remember"]
 
 
 def _run_ref(source: str | None) -> RunRef | None:
@@ -38,29 +23,27 @@ def _run_ref(source: str | None) -> RunRef | None:
         return None
 
 
-def context_of(report: DiagnosisReport, settings: Settings) -> RunContext:
+def context_of(report: DiagnosisReport, settings: Settings) -> RunPlace:
     """A report's origin: its run URL (repository, run, attempt, job), else the GitHub Actions job it runs in."""
     ref = _run_ref(report.source)
     if ref is not None:
-        return RunContext(repository=report.repository or ref.slug, job=report.job, branch=report.branch,
-                          commit=report.commit, run_id=str(ref.run_id), attempt=ref.attempt, url=ref.url)
+        return RunPlace(repository=report.repository or ref.slug, job=report.job, branch=report.branch,
+                        commit=report.commit, run_id=str(ref.run_id), attempt=ref.attempt, url=ref.url)
     env = settings.actions
     if env.get("GITHUB_ACTIONS") != "true":
-        return RunContext(repository=report.repository, branch=report.branch, commit=report.commit)
+        return RunPlace(repository=report.repository, branch=report.branch, commit=report.commit)
     attempt = env.get("GITHUB_RUN_ATTEMPT", "")
-    return RunContext(repository=env.get("GITHUB_REPOSITORY") or None, workflow=env.get("GITHUB_WORKFLOW") or None,
-                      job=env.get("GITHUB_JOB") or None,
-                      branch=env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME") or None,
-                      commit=env.get("GITHUB_SHA") or None, run_id=env.get("GITHUB_RUN_ID") or None,
-                      attempt=int(attempt) if attempt.isdigit() else None)
+    return RunPlace(repository=env.get("GITHUB_REPOSITORY") or None, workflow=env.get("GITHUB_WORKFLOW") or None,
+                    job=env.get("GITHUB_JOB") or None,
+                    branch=env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME") or None,
+                    commit=env.get("GITHUB_SHA") or None, run_id=env.get("GITHUB_RUN_ID") or None,
+                    attempt=int(attempt) if attempt.isdigit() else None)
 
 
-def record_of(report: DiagnosisReport, ctx: RunContext) -> RunRecord:
-    return RunRecord(repository=ctx.repository, workflow=ctx.workflow, job=ctx.job or report.job,
-                     branch=ctx.branch, commit=ctx.commit, run_id=ctx.run_id, attempt=ctx.attempt, url=ctx.url,
-                     source=report.source, category=report.category,
-                     failures=[FailureRow(fingerprint=f.fingerprint, rule=f.rule, category=f.category,
-                                          message=f.message) for f in report.identifying_failures()])
+def record_of(report: DiagnosisReport, place: RunPlace) -> RunRecord:
+    return RunRecord.at(place, job=place.job or report.job, source=report.source, category=report.category,
+                        failures=[FailureRow(fingerprint=f.fingerprint, rule=f.rule, category=f.category,
+                                             message=f.message) for f in report.identifying_failures()])
 
 
 def _iso(when: float) -> str:
@@ -68,7 +51,7 @@ def _iso(when: float) -> str:
 
 
 def remember(reports: Sequence[DiagnosisReport], settings: Settings,
-             contexts: Sequence[RunContext] | None = None) -> list[DiagnosisReport]:
+             contexts: Sequence[RunPlace] | None = None) -> list[DiagnosisReport]:
     """Record the reports in the history and return them with what the history knows of each failure."""
     store = history_store(settings)
     if store is None or not reports:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .command import find_command, log_lines
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
-    from .failure_history import FailureRow, HistoryRow, HistoryStore, Recurring, RunRecord
+    from .failure_history import FailureRow, HistoryRow, HistoryStore, Recurring, RunPlace, RunRecord
     from .failure_issue import (
         ISSUE_LABEL,
         IssueState,
@@ -43,7 +43,7 @@ __getattr__ = lazy_exports(__name__, {
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
     "failure_issue": ("ISSUE_LABEL", "IssueState", "Occurrence", "marked_fingerprint", "next_issue_state",
                       "read_issue_state", "render_failure_issue"),
-    "failure_history": ("FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunRecord"),
+    "failure_history": ("FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunPlace", "RunRecord"),
     "fingerprint": ("short_fingerprint",),
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
@@ -83,6 +83,7 @@ __all__ = [
     "ReportFailure",
     "ReportLine",
     "RunFacts",
+    "RunPlace",
     "RunRecord",
     "RunRef",
     "Scanner",

@@ -17,13 +17,13 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from ..core import ConfigError
 
-__all__ = ["FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunRecord"]
+__all__ = ["FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunPlace", "RunRecord"]
 
 _BUSY_MS = 30_000
 _PRUNE_EVERY = 86_400.0  # recording prunes at most once a day
@@ -78,8 +78,14 @@ class FailureRow(BaseModel):
         return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-class RunRecord(BaseModel):
-    """One diagnosed job (or one passing job, `conclusion="success"`, which has no failures), as recorded."""
+def _storable_text(value: str | None) -> str | None:
+    # A file name that is not UTF-8 arrives with lone surrogates, which SQLite cannot store.
+    return None if value is None else value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+class RunPlace(BaseModel):
+    """Where a diagnosis comes from, as far as it is known (a run URL, the GitHub Actions job it runs in, the API's
+    answers): each field None when unknown. A `RunRecord` is a place and what was found there."""
 
     repository: str | None = None
     workflow: str | None = None
@@ -89,17 +95,32 @@ class RunRecord(BaseModel):
     run_id: str | None = None
     attempt: int | None = None
     url: str | None = None
+
+    @field_validator("repository", "workflow", "job", "branch", "commit", "run_id", "url")
+    @classmethod
+    def _storable_place(cls, value: str | None) -> str | None:
+        return _storable_text(value)
+
+
+class RunRecord(RunPlace):
+    """One diagnosed job (or one passing job, `conclusion="success"`, which has no failures), as recorded."""
+
     source: str | None = None
     category: str | None = None
     conclusion: Literal["failure", "success"] = "failure"
     recorded_at: float = Field(default_factory=time.time)
     failures: list[FailureRow] = Field(default_factory=list)
 
-    @field_validator("repository", "workflow", "job", "branch", "commit", "run_id", "url", "source", "category")
+    @field_validator("source", "category")
     @classmethod
-    def _storable(cls, value: str | None) -> str | None:
-        # A file name that is not UTF-8 arrives with lone surrogates, which SQLite cannot store.
-        return None if value is None else value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    def _storable_found(cls, value: str | None) -> str | None:
+        return _storable_text(value)
+
+    @classmethod
+    def at(cls, place: RunPlace, **found: Any) -> RunRecord:
+        """The record of what was found (`source`, `failures`, ... and any field of the place to override) at
+        `place`."""
+        return cls.model_validate({**place.model_dump(), **found})
 
     def key(self) -> str:
         """What makes two records the same diagnosis: a job of a run attempt, else the log and what was found

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..core import SandboxError
 from .diff import InvalidDiff
-from .gitrun import GitFailed, run_git
+from .gitrun import GitFailed, GitOutput, run_git
 from .sandbox import Sandbox
 
 __all__ = ["edit_diff"]
@@ -19,6 +19,18 @@ _MAX_FILE_BYTES = 1_000_000
 # read_file shows each line as "{number:>6}  {text}"; a model often copies the numbers along with the text.
 _NUMBERED = re.compile(r"^ *\d+  ", re.MULTILINE)
 _NO_NEWLINE = "\\ No newline at end of file\n"
+_LOCATION = re.compile(r":\d+(?::\d+)?$")
+
+
+def _head_file(root: Path, rel: str) -> tuple[GitOutput, str]:
+    """The file as HEAD has it, and its path: "src/x.py:12" (a place, as diagnoses name them) is src/x.py."""
+    for candidate in dict.fromkeys([rel, _LOCATION.sub("", rel)]):
+        try:
+            return run_git(root, ["cat-file", "blob", f"HEAD:{candidate}"], max_bytes=_MAX_FILE_BYTES), candidate
+        except GitFailed:
+            continue
+    raise InvalidDiff(f"{rel} is not a file in HEAD; an edit changes an existing file (write a diff to add a new "
+                      "one)")
 
 
 def _unnumbered(text: str) -> str | None:
@@ -60,11 +72,7 @@ def edit_diff(root: Path, path: str, old_text: str, new_text: str) -> str:
         raise InvalidDiff(str(exc)) from None
     if not old_text:
         raise InvalidDiff("old_text is empty: copy the lines to change from read_file")
-    try:
-        blob = run_git(root, ["cat-file", "blob", f"HEAD:{rel}"], max_bytes=_MAX_FILE_BYTES)
-    except GitFailed:
-        raise InvalidDiff(f"{rel} is not a file in HEAD; an edit changes an existing file (write a diff to add "
-                          "a new one)") from None
+    blob, rel = _head_file(root, rel)
     if blob.truncated:
         raise InvalidDiff(f"{rel} is over {_MAX_FILE_BYTES} bytes; write a diff to change it")
     current = str(blob)

@@ -43,3 +43,27 @@ def test_every_completion_is_capped_unless_the_request_asks_for_less(monkeypatch
     for wanted in (None, 0, 500, 40):
         Llama().create_completion("p", max_tokens=wanted)
     assert asked == [100, 100, 100, 40]
+
+
+def test_the_forced_arm_names_the_tool_only_when_offered_and_late_enough() -> None:
+    forced = _server_module()._forced
+    tools = [{"type": "function", "function": {"name": "propose_fix"}}]
+    two_turns = [{"role": "assistant", "content": "a"}, {"role": "user", "content": "b"},
+                 {"role": "assistant", "content": "c"}]
+    assert forced("auto", two_turns, tools, "propose_fix", 2) == {"type": "function",
+                                                                 "function": {"name": "propose_fix"}}
+    assert forced("auto", two_turns[:1], tools, "propose_fix", 2) == "auto"
+    assert forced("auto", two_turns, [], "propose_fix", 2) == "auto"
+    assert forced("auto", two_turns, tools, None, 0) == "auto"
+
+
+def test_the_forced_edit_grammar_requires_exactly_the_edit_fields_of_that_tool() -> None:
+    narrowed = _server_module()._narrowed
+    tools = [{"type": "function", "function": {"name": "propose_fix", "parameters": {
+        "properties": {"diff": {"type": "string"}, "path": {"anyOf": [{"type": "string"}, {"type": "null"}],
+                                                             "description": "The file."}}}}},
+             {"type": "function", "function": {"name": "read_file", "parameters": {"properties": {}}}}]
+    out = narrowed(tools, "propose_fix", ["path"])
+    assert out[0]["function"]["parameters"] == {"type": "object", "required": ["path"], "additionalProperties": False,
+                                                "properties": {"path": {"type": "string", "description": "The file."}}}
+    assert out[1] == tools[1] and narrowed(tools, "propose_fix", []) == tools

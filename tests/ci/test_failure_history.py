@@ -6,7 +6,7 @@ import multiprocessing
 import time
 from pathlib import Path
 
-from repopilot.ci.failure_history import FailureRow, HistoryStore, RunRecord
+from repopilot.ci.failure_history import FailureRow, HistoryStore, RunPlace, RunRecord
 
 FP_A, FP_B = "a" * 16, "b" * 16
 
@@ -84,3 +84,16 @@ def test_two_writers_at_once_lose_nothing(tmp_path: Path) -> None:
     store = HistoryStore(path)
     assert store.count() == 120
     assert store.recurring(fingerprints=[FP_A])[0].count == 120
+
+
+def test_a_record_is_a_place_and_what_was_found_there() -> None:
+    place = RunPlace(repository="acme/shop", workflow="CI", branch="main", commit="c" * 40, run_id="7", attempt=2,
+                     url="https://github.com/acme/shop/actions/runs/7", job="\udcff-job")
+    record = RunRecord.at(place, job="unit", source="https://github.com/acme/shop/actions/runs/7",
+                          failures=[FailureRow(fingerprint=FP_A)])
+    assert isinstance(record, RunPlace)
+    assert (record.repository, record.workflow, record.branch, record.run_id, record.attempt, record.job) == (
+        "acme/shop", "CI", "main", "7", 2, "unit")  # the place's fields, the job overridden
+    assert record.key() == "run:acme/shop:7:2:unit"
+    assert place.job == "\ufffd-job"  # a name that is not UTF-8 is storable as a place too
+    assert set(RunPlace.model_fields) < set(RunRecord.model_fields)  # one definition of where

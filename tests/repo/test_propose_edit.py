@@ -81,3 +81,10 @@ def test_the_schema_offers_both_forms_and_requires_only_the_explanation(git_repo
     params = propose_fix_tool(git_repo).parameters
     assert params["required"] == ["explanation"]
     assert {"diff", "path", "old_text", "new_text"} <= set(params["properties"])
+
+
+def test_a_path_given_as_a_place_names_its_file(git_repo: Path) -> None:
+    assert edit_diff(git_repo, "src/calc.py:2", "return a - b", "return a + b") == EXPECTED
+    assert edit_diff(git_repo, "src/calc.py:2:5", "return a - b", "return a + b") == EXPECTED
+    with pytest.raises(InvalidDiff, match=r"src/nope.py:2 is not a file in HEAD"):
+        edit_diff(git_repo, "src/nope.py:2", "a", "b")
