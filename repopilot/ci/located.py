@@ -8,7 +8,7 @@ import re
 
 from .diagnosis import CONFIDENT, Diagnosis, Failure, is_trailer
 from .fingerprint import LOCATOR
-from .locator import LocatorModel, candidates, locate
+from .locator import LocatorModel, Scored, candidates, locate
 from .scanner import ScanResult
 
 __all__ = ["LOCATOR_RULE", "apply_locator"]
@@ -76,16 +76,18 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
         # The block's message is its first error-shaped line (a stack's head, not its last frame).
         head = next((s for s in scored if _ERRORISH.search(texts.get(s.line, ""))), best)
         blocks.append((best.probability, a, b, head))
-    # The likeliest blocks first; among nearly as likely ones the earliest (a first error explains later ones).
-    top = max(p for p, *_ in blocks)
-    blocks.sort(key=lambda x: (x[0] < 0.8 * top, x[1] if x[0] >= 0.8 * top else -x[0]))
+    groups = _one_error_each(blocks)
+    # The likeliest errors first; among nearly as likely ones the earliest (a first error explains later ones).
+    top = max(g[0][0] for g in groups)
+    groups.sort(key=lambda g: (g[0][0] < 0.8 * top, g[0][1] if g[0][0] >= 0.8 * top else -g[0][0]))
     located: list[Failure] = []
-    for p, a, b, best in blocks[:_MAX_BLOCKS]:
+    for (p, a, b, best), *rest in groups[:_MAX_BLOCKS]:
         text = texts.get(best.line, "")
         why = ", ".join(name for name, _ in best.why) or "its place in the log"
         located.append(Failure(
             rule=LOCATOR_RULE, category="unknown", confidence=round(p, 3), message=text.strip()[:300], first=a,
-            last=b, trigger=best.line, tool=None, score=round(p, 3), causal=True,
+            last=b, extra_ranges=[(x[1], x[2]) for x in rest], trigger=best.line, tool=None, score=round(p, 3),
+            causal=True,
             in_failing_step=step is not None and (step.header_line or 1) <= best.line <= step.error_line,
             note=f"chosen by the locator ({why})",
             hint="Read the marked lines: no rule knows this tool's output, so they were chosen by how error-like "
@@ -109,3 +111,19 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
         "lines": [{"line": s.line, "p": round(s.probability, 3), "why": [k for k, _ in s.why]}
                   for s in sorted(found.lines, key=lambda s: s.line)[:60]],
         "why": "no rule fired confidently; the locator ranked the candidate lines"})
+
+
+_ONE_ERROR_GAP = 3  # lines between two blocks of one error: a quoted source line, its caret, a blank line
+
+
+def _one_error_each(blocks: list[tuple[float, int, int, Scored]]) -> list[list[tuple[float, int, int, Scored]]]:
+    """Blocks a few lines apart grouped as one error, its likeliest block first: a tool prints `file:line`, the
+    source and a caret, then the message, and whether the locator takes the header as a block of its own must not
+    make one error two failures (two fingerprints for one failure, depending on the CI's line prefixes)."""
+    groups: list[list[tuple[float, int, int, Scored]]] = []
+    for block in sorted(blocks, key=lambda x: x[1]):
+        if groups and block[1] - max(x[2] for x in groups[-1]) - 1 <= _ONE_ERROR_GAP:
+            groups[-1].append(block)
+        else:
+            groups.append([block])
+    return [sorted(g, key=lambda x: (-x[0], x[1])) for g in groups]

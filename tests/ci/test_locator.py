@@ -70,3 +70,37 @@ def test_features_see_the_log_shape_and_the_end_of_the_failing_step() -> None:
     rows = feature_rows(texts, end=3, shape="github", step_start=1)
     assert rows[2]["end_le5"] == 1.0 and rows[2]["in_step"] == 1.0 and rows[2]["trailer"] == 1.0
     assert rows[2]["shape_github"] == 1.0
+
+
+# Node printing an uncaught error: `file:line`, the source, a caret, a blank line, then the message and its stack.
+NODE_UNCAUGHT = """\
+{p}##[group]Run node app.js
+{p}node app.js
+{p}##[endgroup]
+{p}seed 497624
+{p}/home/runner/work/app/app/app.js:3
+{p}function total(order) {{ return order.items.length; }}
+{p}                                           ^
+{p}
+{p}TypeError: Cannot read properties of undefined (reading 'length')
+{p}    at total (/home/runner/work/app/app/app.js:3:44)
+{p}    at Object.<anonymous> (/home/runner/work/app/app/app.js:4:13)
+{p}
+{p}Node.js v20.20.2
+{p}##[error]Process completed with exit code 1.
+"""
+
+
+def test_one_error_printed_over_a_few_lines_is_one_failure_with_one_fingerprint(tmp_path: Path) -> None:
+    prints = []
+    for n, prefix in enumerate(("", "2026-11-23T13:09:00.0270730Z ")):
+        log = tmp_path / f"node{n}.log"
+        log.write_text(NODE_UNCAUGHT.format(p=prefix))
+        r = to_report(diagnose_input(open_sources(str(log))[0])).contract()
+        located = [f for f in r["failures"] if f["rule"] == "locator" and f["causal"]]
+        assert located, r["failures"]
+        assert "TypeError" in located[0]["message"]
+        # Whether or not the header line scored as a block of its own, it belongs to the same failure.
+        assert len(located) == 1, [f["message"] for f in located]
+        prints.append(located[0]["fingerprint"])
+    assert prints[0] == prints[1]
