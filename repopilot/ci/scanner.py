@@ -537,7 +537,7 @@ class _State:
         if not item.found:
             return
         item.found.sort(key=lambda f: -f[0].confidence)
-        self.late.keep(item, *chunk.around(n, LATE_BYTES))
+        self.late.keep(item, chunk.data, *chunk.span(n, LATE_BYTES))
 
     def hit(self, n: int, found: list[tuple[Rule, dict[str, str], str]], get: LineGetter, in_script: bool, *,
             late: bool = False) -> None:
