@@ -99,7 +99,11 @@ class LateHits:
             queue.append(item)
             item.queued += 1
         if chunk is not None:
-            self._waiting.setdefault(chunk.first, []).append(item)
+            waiting = self._waiting.get(chunk.first)
+            if waiting is None:
+                self._waiting[chunk.first] = [item]
+            else:
+                waiting.append(item)
 
     def leaving(self, chunk: Chunk) -> list[LateHit]:
         """The candidates on `chunk` (about to leave memory) worth checking: the latest ones, as many as the newer
