@@ -21,9 +21,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..core import ConfigError, Record
+from .history_sql import HistoryRow, HistorySQL, Recurring
 
 __all__ = ["FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunPlace", "RunRecord"]
 
+_SQL = HistorySQL(param="?", diagnoses="diagnoses", failures="failures", summary="summary",
+                  branches="summary_branches")
 _BUSY_MS = 30_000
 _PRUNE_EVERY = 86_400.0  # recording prunes at most once a day
 _SCHEMA = """
@@ -107,6 +110,9 @@ class RunPlace(Record):
         _make_storable(self, _PLACE_TEXTS)
 
 
+_PLACE_FIELDS = (*_PLACE_TEXTS, "attempt")
+
+
 @dataclass(slots=True, kw_only=True)
 class RunRecord(RunPlace):
     """One diagnosed job (or one passing job, `conclusion="success"`, which has no failures), as recorded."""
@@ -134,44 +140,6 @@ class RunRecord(RunPlace):
         digest = hashlib.sha256("\x1f".join([self.source or "", self.commit or "", self.conclusion,
                                              *sorted(f.fingerprint for f in self.failures)]).encode())
         return f"log:{digest.hexdigest()[:32]}"
-
-
-_PLACE_FIELDS = (*_PLACE_TEXTS, "attempt")
-
-
-@dataclass(slots=True, kw_only=True)
-class HistoryRow(Record):
-    """A recorded diagnosis, as evidence: `history row 12: run 123 attempt 1 on main at 1a2b3c4 (2026-11-02)`."""
-
-    id: int
-    recorded_at: float
-    repository: str | None = None
-    job: str | None = None
-    branch: str | None = None
-    commit: str | None = None
-    run_id: str | None = None
-    attempt: int | None = None
-    url: str | None = None
-    conclusion: str = "failure"
-
-
-@dataclass(slots=True, kw_only=True)
-class Recurring(Record):
-    """One fingerprint's record: how often, since when, where it first appeared, on which branches, how flaky."""
-
-    fingerprint: str
-    count: int
-    first_seen: float
-    last_seen: float
-    first_commit: str | None = None
-    rule: str = ""
-    category: str = "unknown"
-    message: str = ""
-    branches: list[str] = field(default_factory=list)
-    # Of the commits (per job) it failed on, the share on which the same job also passed: None when unknown.
-    flake_rate: float | None = None
-    commits: int = 0
-    flaky_commits: int = 0
 
 
 class HistoryStore:
@@ -222,44 +190,23 @@ class HistoryStore:
     def recurring(self, limit: int = 20, fingerprints: Sequence[str] | None = None) -> list[Recurring]:
         """The most recorded fingerprints (or the given ones), most frequent first."""
         with self._connect() as db:
-            if fingerprints is None:
-                rows = db.execute("SELECT * FROM summary ORDER BY count DESC, last_seen DESC LIMIT ?",
-                                  (limit,)).fetchall()
-            else:
-                rows = [row for fp in dict.fromkeys(fingerprints)
-                        for row in db.execute("SELECT * FROM summary WHERE fingerprint = ?", (fp,))]
-            return [_recurring(db, row) for row in rows]
+            return _SQL.recurring(db.execute, limit, fingerprints)
 
     def rows(self, fingerprint: str | None = None, *, repository: str | None = None, job: str | None = None,
              commit: str | None = None, branch: str | None = None, limit: int = 50) -> list[HistoryRow]:
         """Recorded diagnoses (newest first): those with `fingerprint`, or the passes and failures of `job` at
         `commit` when no fingerprint is given."""
-        where, args = [], []
-        if fingerprint is not None:
-            where.append("d.id IN (SELECT diagnosis_id FROM failures WHERE fingerprint = ?)")
-            args.append(fingerprint)
-        for column, value in (("repository", repository), ("job", job), ("commit_sha", commit),
-                              ("branch", branch)):
-            if value is not None:
-                where.append(f"d.{column} = ?")
-                args.append(value)
-        # Only the fixed conditions above are joined in; every value is a parameter.
-        sql = ("SELECT id, recorded_at, repository, job, branch, commit_sha, run_id, attempt, url, conclusion "  # noqa: S608
-               f"FROM diagnoses d {'WHERE ' + ' AND '.join(where) if where else ''} "
-               "ORDER BY recorded_at DESC, id DESC LIMIT ?")
         with self._connect() as db:
-            return [HistoryRow(id=r[0], recorded_at=r[1], repository=r[2], job=r[3], branch=r[4], commit=r[5],
-                               run_id=r[6], attempt=r[7], url=r[8], conclusion=r[9])
-                    for r in db.execute(sql, [*args, limit])]
+            return _SQL.rows(db.execute, fingerprint, repository=repository, job=job, commit=commit,
+                             branch=branch, limit=limit)
 
     def fingerprints_of(self, diagnosis_id: int) -> set[str]:
         with self._connect() as db:
-            return {r[0] for r in db.execute("SELECT fingerprint FROM failures WHERE diagnosis_id = ?",
-                                             (diagnosis_id,))}
+            return _SQL.fingerprints_of(db.execute, diagnosis_id)
 
     def count(self) -> int:
         with self._connect() as db:
-            return int(db.execute("SELECT count(*) FROM diagnoses").fetchone()[0])
+            return _SQL.count(db.execute)
 
     def prune_if_due(self, older_than_days: float, *, now: float | None = None) -> int:
         """Prune when the last prune is more than a day old (so the file stays bounded without a cron job)."""
@@ -350,15 +297,3 @@ def _rebuild_summary(db: sqlite3.Connection) -> None:
         "FROM failures f JOIN diagnoses d ON d.id = f.diagnosis_id GROUP BY f.fingerprint")
     db.execute("INSERT OR IGNORE INTO summary_branches SELECT DISTINCT f.fingerprint, d.branch FROM failures f "
                "JOIN diagnoses d ON d.id = f.diagnosis_id WHERE d.branch IS NOT NULL")
-
-
-def _recurring(db: sqlite3.Connection, row: tuple[object, ...]) -> Recurring:
-    fp = str(row[0])
-    branches = [r[0] for r in db.execute("SELECT branch FROM summary_branches WHERE fingerprint = ? "
-                                         "ORDER BY branch LIMIT 20", (fp,))]
-    commits, flaky = int(str(row[8])), int(str(row[9]))
-    return Recurring(fingerprint=fp, count=int(str(row[1])), first_seen=float(str(row[2])),
-                     last_seen=float(str(row[3])), first_commit=row[4] if isinstance(row[4], str) else None,
-                     rule=str(row[5] or ""), category=str(row[6] or "unknown"), message=str(row[7] or ""),
-                     branches=branches, commits=commits, flaky_commits=flaky,
-                     flake_rate=flaky / commits if commits else None)

@@ -16,12 +16,15 @@ from typing import Any
 
 import psycopg
 
-from ..app import FailureRow, HistoryRow, Recurring, RunRecord
+from ..app import FailureRow, HistoryRow, HistorySQL, Recurring, RunRecord
 
 __all__ = ["HISTORY_SCHEMA", "PostgresHistory"]
 
 _WRITE_LOCK = 0x68697374  # "hist": the advisory lock every writer of the history takes
 _PRUNE_EVERY = 86_400.0
+# The reads are the SQLite file's (ci/history_sql.py), on these tables with psycopg's parameter marker.
+_SQL = HistorySQL(param="%s", diagnoses="repopilot_history_diagnoses", failures="repopilot_history_failures",
+                  summary="repopilot_history_summary", branches="repopilot_history_branches")
 HISTORY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS repopilot_history_diagnoses (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -93,47 +96,21 @@ class PostgresHistory:
 
     def recurring(self, limit: int = 20, fingerprints: Sequence[str] | None = None) -> list[Recurring]:
         with self._connect() as conn:
-            if fingerprints is None:
-                rows = conn.execute("SELECT fingerprint, count, first_seen, last_seen, first_commit, rule, category, "
-                                    "message, commits, flaky_commits FROM repopilot_history_summary "
-                                    "ORDER BY count DESC, last_seen DESC LIMIT %s", (limit,)).fetchall()
-            else:
-                wanted = list(dict.fromkeys(fingerprints))
-                found = {r[0]: r for r in conn.execute(
-                    "SELECT fingerprint, count, first_seen, last_seen, first_commit, rule, category, message, commits, "
-                    "flaky_commits FROM repopilot_history_summary WHERE fingerprint = ANY(%s)", (wanted,))}
-                rows = [found[fp] for fp in wanted if fp in found]
-            return [_recurring(conn, row) for row in rows]
+            return _SQL.recurring(conn.execute, limit, fingerprints)
 
     def rows(self, fingerprint: str | None = None, *, repository: str | None = None, job: str | None = None,
              commit: str | None = None, branch: str | None = None, limit: int = 50) -> list[HistoryRow]:
-        where, args = [], []
-        if fingerprint is not None:
-            where.append("d.id IN (SELECT diagnosis_id FROM repopilot_history_failures WHERE fingerprint = %s)")
-            args.append(fingerprint)
-        for column, value in (("repository", repository), ("job", job), ("commit_sha", commit),
-                              ("branch", branch)):
-            if value is not None:
-                where.append(f"d.{column} = %s")
-                args.append(value)
-        # Only the fixed conditions above are joined in; every value is a parameter.
-        sql = ("SELECT id, recorded_at, repository, job, branch, commit_sha, run_id, attempt, url, conclusion "  # noqa: S608
-               f"FROM repopilot_history_diagnoses d {'WHERE ' + ' AND '.join(where) if where else ''} "
-               "ORDER BY recorded_at DESC, id DESC LIMIT %s")
         with self._connect() as conn:
-            return [HistoryRow(id=r[0], recorded_at=r[1], repository=r[2], job=r[3], branch=r[4], commit=r[5],
-                               run_id=r[6], attempt=r[7], url=r[8], conclusion=r[9])
-                    for r in conn.execute(sql, [*args, limit])]
+            return _SQL.rows(conn.execute, fingerprint, repository=repository, job=job, commit=commit,
+                             branch=branch, limit=limit)
 
     def fingerprints_of(self, diagnosis_id: int) -> set[str]:
         with self._connect() as conn:
-            return {r[0] for r in conn.execute("SELECT fingerprint FROM repopilot_history_failures "
-                                               "WHERE diagnosis_id = %s", (diagnosis_id,))}
+            return _SQL.fingerprints_of(conn.execute, diagnosis_id)
 
     def count(self) -> int:
         with self._connect() as conn:
-            row = conn.execute("SELECT count(*) FROM repopilot_history_diagnoses").fetchone()
-        return int(row[0]) if row else 0
+            return _SQL.count(conn.execute)
 
     def prune_if_due(self, older_than_days: float, *, now: float | None = None) -> int:
         now = now or time.time()
@@ -236,14 +213,3 @@ _REBUILD = (
 def _rebuild_summary(conn: psycopg.Connection[Any]) -> None:
     for statement in _REBUILD:
         conn.execute(statement.encode())
-
-
-def _recurring(conn: psycopg.Connection[Any], row: tuple[Any, ...]) -> Recurring:
-    fp = str(row[0])
-    branches = [r[0] for r in conn.execute("SELECT branch FROM repopilot_history_branches WHERE fingerprint = %s "
-                                           "ORDER BY branch LIMIT 20", (fp,))]
-    commits, flaky = int(row[8]), int(row[9])
-    return Recurring(fingerprint=fp, count=int(row[1]), first_seen=float(row[2]), last_seen=float(row[3]),
-                     first_commit=row[4], rule=str(row[5] or ""), category=str(row[6] or "unknown"),
-                     message=str(row[7] or ""), branches=branches, commits=commits, flaky_commits=flaky,
-                     flake_rate=flaky / commits if commits else None)

@@ -7,6 +7,9 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
+from repopilot.ci import HistorySQL
 from repopilot.ci.failure_history import FailureRow, HistoryStore, RunPlace, RunRecord
 
 FP_A, FP_B = "a" * 16, "b" * 16
@@ -98,3 +101,15 @@ def test_a_record_is_a_place_and_what_was_found_there() -> None:
     assert record.key() == "run:acme/shop:7:2:unit"
     assert place.job == "\ufffd-job"  # a name that is not UTF-8 is storable as a place too
     assert {f.name for f in fields(RunPlace)} < {f.name for f in fields(RunRecord)}  # one definition of where
+
+
+def test_the_query_builder_takes_only_plain_table_names_and_known_markers() -> None:
+    # The names are joined into the queries' text, so anything but an identifier is refused up front.
+    with pytest.raises(ValueError, match="identifiers"):
+        HistorySQL(param="?", diagnoses="d; DROP TABLE x", failures="f", summary="s", branches="b")
+    with pytest.raises(ValueError, match="marker"):
+        HistorySQL(param=":x", diagnoses="d", failures="f", summary="s", branches="b")
+    sql = HistorySQL(param="%s", diagnoses="d", failures="f", summary="s", branches="b")
+    seen: list[tuple[str, list[object]]] = []
+    assert sql.rows(lambda q, a: seen.append((q, a)) or [], "fp", job="test", limit=3) == []
+    assert seen[0][1] == ["fp", "test", 3] and seen[0][0].count("%s") == 3 and "?" not in seen[0][0]

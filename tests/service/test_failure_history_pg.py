@@ -68,6 +68,19 @@ def test_prune_forgets_old_rows_and_rebuilds_the_summary(make_store: Factory) ->
     assert store.prune_if_due(0, now=now + 2 * 86_400) == 2
 
 
+
+def test_asked_fingerprints_come_back_in_the_order_asked_each_once(make_store: Factory) -> None:
+    """Both stores read through the one query builder (ci/history_sql.py): the same answers to the same asks."""
+    store = make_store()
+    store.record_many([_run("1", "c1", [FP_A, FP_B]), _run("2", "c2", [FP_A], branch="dev")])
+    asked = store.recurring(fingerprints=[FP_B, "f" * 16, FP_A, FP_B])
+    assert [(r.fingerprint, r.count, r.branches) for r in asked] == [(FP_B, 1, ["main"]), (FP_A, 2, ["dev", "main"])]
+    assert store.recurring(fingerprints=[]) == []
+    assert [r.run_id for r in store.rows(FP_A, branch="dev")] == ["2"]
+    assert [r.run_id for r in store.rows(FP_A, limit=1)] == ["2"]
+    assert store.rows(FP_B, commit="c2") == []
+    assert store.fingerprints_of(10_000) == set()
+
 def test_concurrent_workers_lose_nothing(database: str) -> None:
     """Four writers at once, two of them recording passes of the commits the others record failures on: every
     diagnosis is counted, and every failing commit that also passed is counted flaky (whichever came first)."""
