@@ -25,17 +25,22 @@ LATE = 50  # latest hits grown per rule
 LATE_BYTES = 16 * 1024  # kept on each side of a late hit: what its block can grow into
 _TOTAL = 128  # late hits kept over all rules
 _BUDGET = 8 * 1024 * 1024  # and their bytes
-_HOLD = 4 * 1024 * 1024  # chunk bytes kept hits may refer to before the oldest copy their lines out
+# Chunk bytes kept hits may refer to before the oldest copy their lines out (more would save copies, but each
+# MB held is a MB more at the peak: the whole process's peak is what stays flat in the log's size).
+_HOLD = 1024 * 1024
+# Shared by every candidate until it is checked (never mutated: a checked one gets a list of its own).
+_NOT_CHECKED: list[tuple[Rule, dict[str, str], str]] = []
 
 
 @dataclass(slots=True)
 class LateHit:
     line: int
-    idxs: list[int]  # the rules flagged on the line
-    rule_ids: list[str]  # the queues it is in
+    idxs: tuple[int, ...]  # the rules flagged on the line
+    rule_ids: tuple[str, ...]  # the queues it is in
     chunk: Chunk | None  # while unchecked
     in_script: bool = False
-    found: list[tuple[Rule, dict[str, str], str]] = field(default_factory=list)  # the rules that fired, winner first
+    # The rules that fired, winner first (a list of its own once checked: tens of thousands wait unchecked).
+    found: list[tuple[Rule, dict[str, str], str]] = field(default_factory=lambda: _NOT_CHECKED)
     data: bytes = b""  # the bytes holding the whole lines kept around the trigger: `data[lo:hi]`
     lo: int = 0
     hi: int = 0
@@ -84,7 +89,8 @@ class LateHits:
     def _count(self, rid: str) -> None:
         self.capped[rid] = self.capped.get(rid, 0) + 1
 
-    def add(self, n: int, idxs: list[int], rule_ids: list[str], chunk: Chunk | None, in_script: bool) -> None:
+    def add(self, n: int, idxs: tuple[int, ...], rule_ids: tuple[str, ...], chunk: Chunk | None,
+            in_script: bool) -> None:
         item = LateHit(n, idxs, rule_ids, chunk, in_script)
         for rid in rule_ids:
             queue = self.queues.get(rid)
@@ -164,7 +170,7 @@ class LateHits:
                 if not entry.kept:  # no kept hit refers to the chunk any more
                     del self._held[id(item.data)]
                     self._held_bytes -= len(item.data)
-        item.found, item.data, item.size, item.chunk = [], b"", 0, None
+        item.found, item.data, item.size, item.chunk = _NOT_CHECKED, b"", 0, None
 
     def latest(self) -> list[LateHit]:
         """Each rule's latest `LATE` that it won, in line order."""

@@ -453,6 +453,7 @@ class _State:
         self.counts: dict[str, int] = {}  # rule id -> hits so far
         self.eager = 0  # hits grown at once, all rules
         self.late = LateHits(res.capped)
+        self.shared: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[tuple[int, ...], tuple[str, ...]]] = {}
 
     def keep(self, first: int, last: int, get: LineGetter) -> None:
         keep = self.res.text
@@ -504,7 +505,7 @@ class _State:
             return  # a line of the block this rule already holds
         if self.counts.get(rule.id, 0) >= _EAGER or self.eager >= _EAGER_TOTAL:
             # Flagged with a rule under its cap, won by one past it (or past the total).
-            self._enqueue(n, idxs, [rule.id], window)
+            self._enqueue(n, idxs, (rule.id,), window)
             return
         self.counts[rule.id] = self.counts.get(rule.id, 0) + 1
         self.eager += 1
@@ -518,11 +519,14 @@ class _State:
         counts = self.counts
         if not idxs or (self.eager < _EAGER_TOTAL and any(counts.get(rules[i].id, 0) < _EAGER for i in idxs)):
             return False
-        self._enqueue(n, idxs, [rules[i].id for i in idxs], window)
+        self._enqueue(n, idxs, tuple(rules[i].id for i in idxs), window)
         return True
 
-    def _enqueue(self, n: int, idxs: list[int], rule_ids: list[str], window: Window) -> None:
-        self.late.add(n, idxs, rule_ids, window.chunk_of(n), self.in_group and self.group_is_run)
+    def _enqueue(self, n: int, idxs: list[int], rule_ids: tuple[str, ...], window: Window) -> None:
+        # Candidates wait by the thousand and most flag the same few rules: they share one tuple of each.
+        key = (tuple(idxs), rule_ids)
+        shared = self.shared.setdefault(key, key)
+        self.late.add(n, *shared, window.chunk_of(n), self.in_group and self.group_is_run)
 
     def release(self, chunk: Chunk, rules: tuple[Rule, ...], window: Window) -> None:
         """`chunk` is about to leave memory: check the late candidates on it that may still matter."""
@@ -536,13 +540,15 @@ class _State:
         n = item.line
         text = chunk.clean(n)
         get = window.near(n, _NEAR_BEFORE, _NEAR_AFTER)
+        found = []
         for i in item.idxs:
             got = match_line(rules[i], text)
             if got is not None and next_line_ok(rules[i], get, n):
-                item.found.append((rules[i], got[0], got[1]))
-        if not item.found:
+                found.append((rules[i], got[0], got[1]))
+        if not found:
             return
-        item.found.sort(key=lambda f: -f[0].confidence)
+        found.sort(key=lambda f: -f[0].confidence)
+        item.found = found
         self.late.keep(item, chunk.data, *chunk.span(n, LATE_BYTES))
 
     def hit(self, n: int, found: list[tuple[Rule, dict[str, str], str]], get: LineGetter, in_script: bool, *,

@@ -19,9 +19,9 @@ def test_only_the_newest_candidates_of_a_leaving_chunk_are_checked() -> None:
     hits = LateHits(capped)
     old, new = _chunk(1), _chunk(1001)
     for n in range(1, 201):  # 200 candidates of 40 rules on the old chunk
-        hits.add(n, [0], [f"r{n % 40}"], old, False)
+        hits.add(n, (0,), (f"r{n % 40}",), old, False)
     for n in range(1001, 1001 + late._TOTAL - 10):  # and almost a full budget of newer ones
-        hits.add(n, [0], [f"r{n % 40}"], new, False)
+        hits.add(n, (0,), (f"r{n % 40}",), new, False)
     checked = hits.leaving(old)
     assert [i.line for i in checked] == list(range(191, 201))  # the latest 10: room for no more
     assert sum(capped.values()) == 190
@@ -34,7 +34,7 @@ def test_kept_bytes_stay_within_the_budget_and_the_oldest_give_way() -> None:
     rules = [SimpleNamespace(id=f"r{k}") for k in range(100)]
     for n in range(1, 1001):
         rule = rules[n % 100]
-        hits.add(n, [0], [rule.id], chunk, False)
+        hits.add(n, (0,), (rule.id,), chunk, False)
     for item in hits.unchecked():
         item.found = [(rule_of(item.line, rules), {}, "m")]  # type: ignore[list-item]
         hits.keep(item, b"y" * 1000, 0, 1000, 0)
@@ -50,7 +50,7 @@ def test_a_rule_keeps_its_latest_and_at_most_late_of_them() -> None:
     chunk = _chunk(1)
     rule = SimpleNamespace(id="r")
     for n in range(1, 3 * LATE):
-        hits.add(n, [0], ["r"], chunk, False)
+        hits.add(n, (0,), ("r",), chunk, False)
     for item in hits.unchecked():
         item.found = [(rule, {}, "m")]  # type: ignore[list-item]
         hits.keep(item, b"y", 0, 1, 0)
@@ -68,7 +68,7 @@ def test_kept_hits_refer_to_their_chunk_until_held_chunks_pass_the_bound() -> No
     big = [c * 256 for c in chunks]  # 256 KB each
     for k, data in enumerate(big):
         n = k + 1
-        hits.add(n, [0], ["r"], None, False)
+        hits.add(n, (0,), ("r",), None, False)
         item = hits.queues["r"][-1]
         item.found = [(rule, {}, "m")]  # type: ignore[list-item]
         hits.keep(item, data, 1024, 3072, 0)  # lines 2 and 3 of the chunk
