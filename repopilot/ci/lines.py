@@ -53,6 +53,11 @@ def segments(clean: str) -> list[str]:
     so a trigger is tried on each."""
     if "\r" not in clean:
         return [clean]
+    if clean.endswith("\r"):
+        # A CRLF line ending (a log saved on Windows): the line is what precedes it, blank or indented as it is.
+        clean = clean[:-1]
+        if "\r" not in clean:
+            return [clean]
     parts = [p for p in clean.split("\r") if p.strip()]
     return parts or [""]
 
