@@ -86,7 +86,7 @@ class Agent:
         self.on_text = on_text
         self.max_tool_calls_per_turn = max_tool_calls_per_turn
         self.messages: list[Message] = load_messages(t.messages)
-        # Each read-only call made so far -> the index of the first reply that made it, kept as the conversation
+        # Each call made so far -> the index of the first reply that made it, kept up to date as the conversation
         # grows (`_index_calls`), so telling a repeated call costs the same at step 200 as at step 2.
         self._first_call: dict[tuple[str, str], int] = {}
         self._indexed = self._latest_reply = 0
