@@ -73,7 +73,9 @@ _KEYS: dict[str, _Key] = {
     "max_line_bytes": _Key("REPOPILOT_MAX_LINE_BYTES", int),
     "max_tool_calls_per_turn": _Key("REPOPILOT_MAX_TOOL_CALLS_PER_TURN", int),
     "max_stdin_bytes": _Key("REPOPILOT_MAX_STDIN_BYTES", int),
-    # Processes a big log file is scanned in at once (0: one per CPU, up to 4; 1: one pass in this process).
+    # Processes a big log file is scanned in at once: 0 or 1 (the default) one pass in this process, memory flat
+    # in the log's size; N > 1 up to N forked workers (one per CPU is the most that pays), faster on a big file,
+    # but each adds its own memory (README, "Scanning a big log").
     "scan_workers": _Key("REPOPILOT_SCAN_WORKERS", int),
     # Verification of proposals (the `[verify]` table of a config file: cmd, setup, timeout, network, enabled).
     "verify": _Key("REPOPILOT_VERIFY", bool),

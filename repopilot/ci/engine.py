@@ -21,7 +21,7 @@ from .report import DiagnosisReport
 from .runurl import run_id_of
 from .scanner import Scanner
 from .sources import LogInput, open_sources
-from .split import scan_file, usable_cpus
+from .split import scan_file
 from .verdict import decide_category
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it; the messages' models when a model is
@@ -69,11 +69,13 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
                    locator: LocatorModel | None = None, workspace: str | None = None, workers: int = 1) -> Result:
     """Diagnose one log. `workspace` is the job's GITHUB_WORKSPACE, when known: files under it are reported
     relative to the repository, as are files under any runner's usual workspace. `workers`: processes a big log
-    file may be scanned in at once (ci/split.py; 1: this one only, 0: one per CPU, up to 4)."""
+    file may be scanned in at once (ci/split.py; 0 or 1: one pass in this process, the default; N > 1: up to N
+    forked processes: faster on a big file, but each worker adds its own memory)."""
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
     sc = scanner or default_scanner(size=log.size)
-    workers = workers or min(4, usable_cpus())
+    # One pass by default: its memory is flat in the log's size, while forked workers each add about what the
+    # pass itself holds plus the parent's pages they copy (README, "Scanning a big log").
     if workers > 1 and log.path is not None and log.size is not None:
         res = scan_file(sc, log.path, log.size, workers, progress)
     else:

@@ -9,8 +9,9 @@ everything before a line is merged afterwards: each rule's first `_EAGER` hits w
 are kept, then the latest ones within ci/late.py's budget, the others counted; a hit inside the block the same
 rule's last hit of the previous part holds is dropped. Only a regular file is split (stdin, zips and downloads
 stream through one pass), and only when each part is big enough to pay for its worker. A worker that fails is
-rescanned in this process. Memory: each worker is a process of its own (about 30 MB more; bench/speed.py shows the
-tree's peak), the price of the wall time saved.
+rescanned in this process. Memory: each worker is a process of its own, holding what a pass holds plus the
+parent's pages that either of them writes to after the fork (about 35 MB more per worker at 500 MB; bench/speed.py
+shows the tree's peak): the price of the wall time saved, which is why it is not the default (`scan_workers`).
 """
 
 from __future__ import annotations
@@ -49,19 +50,11 @@ from .scanner import (
     ScanResult,
 )
 
-__all__ = ["SPLIT_FROM", "scan_file", "split_points", "usable_cpus"]
+__all__ = ["SPLIT_FROM", "scan_file", "split_points"]
 
 # A part below this is not worth a worker: forking, the context read twice and the merge cost a few
 # milliseconds, about what scanning 4 MB saves.
 SPLIT_FROM = 8 * 1024 * 1024
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _read_ends(fh: BinaryIO, size: int, chunk: int) -> Iterator[tuple[int, bool]]:
