@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ..core import InputError, TraceRecorder, redact
+from ..core import InputError, TraceRecorder, redact_record
 from .baseline import seen_in_baseline
 from .catalog import Catalog, load_catalog
 from .diagnosis import CONFIDENT, Diagnosis, build_diagnosis
@@ -17,7 +17,7 @@ from .excerpt import DEFAULT_TOKEN_BUDGET, Excerpt, build_excerpt
 from .located import apply_locator
 from .locator import LocatorModel, candidates, default_model
 from .paths import repo_relative
-from .report import DiagnosisReport
+from .report import DiagnosisReport, ExcerptInfo, FailingStep, ReportFailure, ReportLine
 from .runurl import run_id_of
 from .scanner import Scanner
 from .sources import LogInput, open_sources
@@ -26,6 +26,7 @@ from .verdict import decide_category
 
 if TYPE_CHECKING:  # the HTTP client is imported only when a run URL needs it; the messages' models when a model is
     from ..core import Model
+    from .report import Category, DecidedBy
     from .runurl import GitHubAccess
 
 __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to_report"]
@@ -39,7 +40,7 @@ class Result:
 
     def report(self) -> DiagnosisReport:
         # Reports quote log lines, and a log can echo a token: every caller gets them redacted.
-        return DiagnosisReport.model_validate(redact(to_report(self).contract()))
+        return redact_record(to_report(self))
 
 
 # On a fresh machine (nothing in the cache yet) a log below this size is scanned with `re`: it scans 1 MB in about
@@ -167,27 +168,29 @@ def diagnose_source(source: str, *, baseline: str | None = None, model: Model | 
 
 
 def to_report(result: Result) -> DiagnosisReport:
-    """The report of one diagnosed log (validated: a category or field the contract does not allow fails here)."""
+    """The report of one diagnosed log (checked: a category the contract does not allow fails here)."""
     d = result.diagnosis
     texts = d.texts
-    failures = [{
-        "rule": f.rule, "category": f.category, "confidence": round(f.confidence, 3), "message": f.message,
-        "lines": [{"line": n, "text": texts.get(n, "")} for a, b in f.ranges() for n in range(a, b + 1)][:200],
-        "causal": f.causal, "score": round(f.score, 3), "subcategory": f.subcategory, "tool": f.tool,
-        "file": f.file, "line": f.line, "column": f.column, "test": f.test, "package": f.package, "hint": f.hint,
-        "repeats": f.repeats, "note": f.note} for f in d.failures]
+    failures = [ReportFailure(
+        rule=f.rule, category=cast("Category", f.category), confidence=round(f.confidence, 3), message=f.message,
+        lines=[ReportLine(line=n, text=texts.get(n, "")) for a, b in f.ranges() for n in range(a, b + 1)][:200],
+        causal=f.causal, score=round(f.score, 3), subcategory=f.subcategory, tool=f.tool, file=f.file, line=f.line,
+        column=f.column, test=f.test, package=f.package, hint=f.hint, repeats=f.repeats, note=f.note)
+        for f in d.failures]
     ex = result.excerpt
     # The step's name as GitHub shows it (from the API or `gh run view`), else the command its header ran.
-    step = None if d.step is None else {"name": d.step_name or d.step.name, "line": d.step.header_line or None,
-                                        "error_line": d.step.error_line, "exit_code": d.step.exit_code}
+    step = None if d.step is None else FailingStep(name=d.step_name or d.step.name, line=d.step.header_line or None,
+                                                   error_line=d.step.error_line, exit_code=d.step.exit_code)
     if step is None and d.step_name:
-        step = {"name": d.step_name}
-    return DiagnosisReport.model_validate({
-        "category": d.category, "decided_by": d.decided_by, "error_lines": d.error_lines, "failures": failures,
-        "excerpt": {"ranges": ex.ranges, "tokens": ex.tokens, "text": ex.text, "folded": ex.folded},
-        "source": d.source, "run_id": d.run_id, "log": d.name, "job": d.job, "lines": d.lines, "bytes": d.size,
-        "engine": d.engine, "catalog_version": d.catalog_version, "confident": d.confidence >= CONFIDENT,
-        "confidence": round(d.confidence, 3), "failing_step": step,
-        "escalation_reason": (d.escalation_reason or None) if d.confidence < CONFIDENT else None,
-        "summary": d.llm_summary or None, "hint": d.llm_hint or None, "model_note": d.model_note,
-        "baseline_dropped": d.baseline_dropped})
+        step = FailingStep(name=d.step_name)
+    return DiagnosisReport(
+        # Checked by the report itself (`__post_init__`): a category the contract does not allow fails here.
+        category=cast("Category", d.category), decided_by=cast("DecidedBy", d.decided_by),
+        error_lines=list(d.error_lines), failures=failures,
+        excerpt=ExcerptInfo(ranges=[(a, b) for a, b in ex.ranges], tokens=ex.tokens, text=ex.text,
+                            folded=[(a, b) for a, b in ex.folded]),
+        source=d.source, run_id=d.run_id, log=d.name, job=d.job, lines=d.lines, bytes=d.size, engine=d.engine,
+        catalog_version=d.catalog_version, confident=d.confidence >= CONFIDENT, confidence=round(d.confidence, 3),
+        failing_step=step, escalation_reason=(d.escalation_reason or None) if d.confidence < CONFIDENT else None,
+        summary=d.llm_summary or None, hint=d.llm_hint or None, model_note=d.model_note,
+        baseline_dropped=d.baseline_dropped)

@@ -16,12 +16,11 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
-
-from ..core import ConfigError
+from ..core import ConfigError, Record
 from .history_sql import HistoryRow, HistorySQL, Recurring
 
 __all__ = ["FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunPlace", "RunRecord"]
@@ -69,24 +68,32 @@ CREATE TABLE IF NOT EXISTS passes (
 """
 
 
-class FailureRow(BaseModel):
-    fingerprint: str
-    rule: str = ""
-    category: str = "unknown"
-    message: str = ""
-
-    @field_validator("rule", "message")
-    @classmethod
-    def _storable(cls, value: str) -> str:
-        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
 def _storable_text(value: str | None) -> str | None:
     # A file name that is not UTF-8 arrives with lone surrogates, which SQLite cannot store.
     return None if value is None else value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-class RunPlace(BaseModel):
+def _make_storable(record: object, names: tuple[str, ...]) -> None:
+    for name in names:
+        setattr(record, name, _storable_text(getattr(record, name)))
+
+
+@dataclass(slots=True, kw_only=True)
+class FailureRow(Record):
+    fingerprint: str
+    rule: str = ""
+    category: str = "unknown"
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        _make_storable(self, ("rule", "message"))
+
+
+_PLACE_TEXTS = ("repository", "workflow", "job", "branch", "commit", "run_id", "url")
+
+
+@dataclass(slots=True, kw_only=True)
+class RunPlace(Record):
     """Where a diagnosis comes from, as far as it is known (a run URL, the GitHub Actions job it runs in, the API's
     answers): each field None when unknown. A `RunRecord` is a place and what was found there."""
 
@@ -99,31 +106,31 @@ class RunPlace(BaseModel):
     attempt: int | None = None
     url: str | None = None
 
-    @field_validator("repository", "workflow", "job", "branch", "commit", "run_id", "url")
-    @classmethod
-    def _storable_place(cls, value: str | None) -> str | None:
-        return _storable_text(value)
+    def __post_init__(self) -> None:
+        _make_storable(self, _PLACE_TEXTS)
 
 
+_PLACE_FIELDS = (*_PLACE_TEXTS, "attempt")
+
+
+@dataclass(slots=True, kw_only=True)
 class RunRecord(RunPlace):
     """One diagnosed job (or one passing job, `conclusion="success"`, which has no failures), as recorded."""
 
     source: str | None = None
     category: str | None = None
     conclusion: Literal["failure", "success"] = "failure"
-    recorded_at: float = Field(default_factory=time.time)
-    failures: list[FailureRow] = Field(default_factory=list)
+    recorded_at: float = field(default_factory=time.time)
+    failures: list[FailureRow] = field(default_factory=list)
 
-    @field_validator("source", "category")
-    @classmethod
-    def _storable_found(cls, value: str | None) -> str | None:
-        return _storable_text(value)
+    def __post_init__(self) -> None:
+        _make_storable(self, (*_PLACE_TEXTS, "source", "category"))
 
     @classmethod
     def at(cls, place: RunPlace, **found: Any) -> RunRecord:
         """The record of what was found (`source`, `failures`, ... and any field of the place to override) at
         `place`."""
-        return cls.model_validate({**place.model_dump(), **found})
+        return cls(**{**{name: getattr(place, name) for name in _PLACE_FIELDS}, **found})
 
     def key(self) -> str:
         """What makes two records the same diagnosis: a job of a run attempt, else the log and what was found

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, Field
+from ..core import Record
 
 __all__ = ["HistoryRow", "HistorySQL", "Recurring"]
 
@@ -21,7 +21,8 @@ _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
 _ROW_COLUMNS = "id, recorded_at, repository, job, branch, commit_sha, run_id, attempt, url, conclusion"
 
 
-class HistoryRow(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class HistoryRow(Record):
     """A recorded diagnosis, as evidence: `history row 12: run 123 attempt 1 on main at 1a2b3c4 (2026-11-02)`."""
 
     id: int
@@ -36,7 +37,8 @@ class HistoryRow(BaseModel):
     conclusion: str = "failure"
 
 
-class Recurring(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Recurring(Record):
     """One fingerprint's record: how often, since when, where it first appeared, on which branches, how flaky."""
 
     fingerprint: str
@@ -47,7 +49,7 @@ class Recurring(BaseModel):
     rule: str = ""
     category: str = "unknown"
     message: str = ""
-    branches: list[str] = Field(default_factory=list)
+    branches: list[str] = field(default_factory=list)
     # Of the commits (per job) it failed on, the share on which the same job also passed: None when unknown.
     flake_rate: float | None = None
     commits: int = 0

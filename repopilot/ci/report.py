@@ -9,10 +9,10 @@ ignored and fields added later have defaults.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
+from ..core import Record
 from .fingerprint import CONSEQUENCES, identifies
 from .fingerprint import fingerprint as failure_fingerprint
 
@@ -25,9 +25,22 @@ Category = Literal["test", "build", "typecheck", "lint", "dependency", "infrastr
 # Who decided the category: a rule, the locator's lines, the failing step's command, the model, or nobody.
 DecidedBy = Literal["rules", "locator", "command", "llm", "none"]
 
-# Reading ignores unknown keys (old and newer traces); the published schema marks every field the JSON always has
-# as required.
-_CONFIG = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True)
+_CATEGORIES = frozenset(get_args(Category))
+_DECIDERS = frozenset(get_args(DecidedBy))
+
+
+class _Report(Record):
+    """Reading ignores unknown keys (old and newer traces); the published schema marks every field the JSON always
+    has as required."""
+
+    __slots__ = ()
+    __pydantic_config__ = {"extra": "ignore", "json_schema_serialization_defaults_required": True}
+
+
+def _check_category(category: str) -> None:
+    # The type says so to mypy; this says so when a report is built from a rule's or a model's word.
+    if category not in _CATEGORIES:
+        raise ValueError(f"not a category: {category!r} (one of {', '.join(sorted(_CATEGORIES))})")
 
 
 def _omit(data: dict[str, Any], empty: Mapping[str, Any]) -> dict[str, Any]:
@@ -35,23 +48,23 @@ def _omit(data: dict[str, Any], empty: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if not (k in empty and v == empty[k])}
 
 
-class ReportLine(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class ReportLine(_Report):
     """One causal log line: its 1-based number (counting `\\n`) and its display text."""
 
-    model_config = _CONFIG
     line: int
     text: str = ""
 
 
-class SeenBefore(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class SeenBefore(_Report):
     """What the failure history holds of this fingerprint (filled in by the application layer)."""
 
-    model_config = _CONFIG
     count: int  # recorded diagnoses with this failure, this one included
     first_seen: str  # ISO 8601, UTC
     last_seen: str
     first_commit: str | None = None
-    branches: list[str] = Field(default_factory=list)
+    branches: list[str] = field(default_factory=list)
     flake_rate: float | None = None  # of the commits it failed on, the share where the same job also passed
 
     def text(self) -> str:
@@ -69,24 +82,24 @@ class SeenBefore(BaseModel):
 AttributionLabel = Literal["new", "inherited", "flaky", "infra", "unknown"]
 
 
-class Evidence(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Evidence(_Report):
     """One fact an attribution rests on: a run (with its URL) or a row of the local failure history."""
 
-    model_config = _CONFIG
     kind: Literal["run", "history"]
     text: str
     url: str | None = None
     row: int | None = None  # the history row's id
 
 
-class Attribution(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Attribution(_Report):
     """Whose failure this is: NEW (the change's), INHERITED (the base branch fails the same way), FLAKY (the same
     commit and job also passed), INFRA (the runner or the network), or UNKNOWN: not enough evidence."""
 
-    model_config = _CONFIG
     label: AttributionLabel
     why: str
-    evidence: list[Evidence] = Field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
 
     def headline(self) -> str:
         """`NEW`, `INHERITED`, …, or `NOT ENOUGH EVIDENCE`."""
@@ -97,13 +110,13 @@ class Attribution(BaseModel):
         return [e.url or (f"history row {e.row}" if e.row is not None else e.text) for e in self.evidence]
 
 
-class ReportFailure(BaseModel):
-    model_config = _CONFIG
+@dataclass(slots=True, kw_only=True)
+class ReportFailure(_Report):
     rule: str
     category: Category = "unknown"
     confidence: float = 0.0
     message: str = ""
-    lines: list[ReportLine] = Field(default_factory=list)
+    lines: list[ReportLine] = field(default_factory=list)
     causal: bool = False
     score: float = 0.0
     subcategory: str | None = None
@@ -122,13 +135,13 @@ class ReportFailure(BaseModel):
     history: SeenBefore | None = None
     attribution: Attribution | None = None
 
-    @model_validator(mode="after")
-    def _identify(self) -> ReportFailure:
+    def __post_init__(self) -> None:  # also run by pydantic when a report is read
+        _check_category(self.category)
+        self.confidence, self.score = float(self.confidence), float(self.score)  # `1.0` in the JSON, never `1`
         if not self.fingerprint:
             self.fingerprint = failure_fingerprint(rule=self.rule, category=self.category, message=self.message,
                                                    file=self.file, test=self.test,
                                                    lines=[item.text for item in self.lines])
-        return self
 
     def where(self) -> str:
         """`file:line`, `file`, or "" when the failure names no file."""
@@ -142,31 +155,31 @@ _FAILURE_EMPTY: dict[str, Any] = {k: None for k in ("subcategory", "tool", "file
                                                           "repeats": 1, "note": ""}
 
 
-class ExcerptInfo(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class ExcerptInfo(_Report):
     """What a model is given instead of the log: numbered lines within a token budget."""
 
-    model_config = _CONFIG
-    ranges: list[tuple[int, int]] = Field(default_factory=list)
+    ranges: list[tuple[int, int]] = field(default_factory=list)
     tokens: int = 0
     text: str = ""
-    folded: list[tuple[int, int]] = Field(default_factory=list)
+    folded: list[tuple[int, int]] = field(default_factory=list)
 
 
-class FailingStep(BaseModel):
-    model_config = _CONFIG
+@dataclass(slots=True, kw_only=True)
+class FailingStep(_Report):
     name: str = ""
     line: int | None = None
     error_line: int | None = None
     exit_code: int | None = None
 
 
-class DiagnosisReport(BaseModel):
-    model_config = _CONFIG
+@dataclass(slots=True, kw_only=True)
+class DiagnosisReport(_Report):
     category: Category = "unknown"
     decided_by: DecidedBy = "none"
-    error_lines: list[int] = Field(default_factory=list)
-    failures: list[ReportFailure] = Field(default_factory=list)
-    excerpt: ExcerptInfo = Field(default_factory=ExcerptInfo)
+    error_lines: list[int] = field(default_factory=list)
+    failures: list[ReportFailure] = field(default_factory=list)
+    excerpt: ExcerptInfo = field(default_factory=ExcerptInfo)
     source: str | None = None
     run_id: str | None = None  # the CI run (from a run URL)
     log: str | None = None  # the log's display name
@@ -191,6 +204,12 @@ class DiagnosisReport(BaseModel):
     repository: str | None = None
     branch: str | None = None
     commit: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_category(self.category)
+        self.confidence = float(self.confidence)
+        if self.decided_by not in _DECIDERS:
+            raise ValueError(f"not a decider: {self.decided_by!r} (one of {', '.join(sorted(_DECIDERS))})")
 
     def contract(self) -> dict[str, Any]:
         """The report as the JSON contract (what `--format json` prints and a trace records)."""
@@ -220,11 +239,9 @@ _REPORT_EMPTY: dict[str, Any] = {"failing_step": None, "escalation_reason": None
 
 def read_report(data: object) -> DiagnosisReport | None:
     """A report as recorded in a trace (of any version), or None when it is not one."""
-    if isinstance(data, DiagnosisReport):
-        return data
     try:
         return DiagnosisReport.model_validate(data)
-    except ValidationError:
+    except ValueError:  # pydantic's ValidationError
         return None
 
 

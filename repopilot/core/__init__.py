@@ -9,7 +9,16 @@ from .lazy import lazy_exports
 
 # `redact` is both a submodule and a function: importing the submodule (as trace.py does) would bind the package
 # attribute to the module, so the function is bound here, at once (the module is the standard library only).
-from .redact import REDACTED, Redactor, active_redactor, install_redactor, redact, redact_text, using_redactor
+from .redact import (
+    REDACTED,
+    Redactor,
+    active_redactor,
+    install_redactor,
+    redact,
+    redact_record,
+    redact_text,
+    using_redactor,
+)
 
 if TYPE_CHECKING:
     from .approval import ApprovalRequired, EndRun, Proposal, diff_sha256
@@ -42,6 +51,7 @@ if TYPE_CHECKING:
     from .model import Model, TextCallback
     from .quota import quota_gate, use_quota_gate
     from .receipt import CommandRun, FailingCommand, GuardHit, GuardResult, Receipt, SetupRun
+    from .record import Record
     from .retry import RETRYABLE_STATUS, RetriesExhausted, Retry, RetryPolicy, parse_retry_after, retry_call
     from .tools import Tool, ToolContext, ToolRegistry, tool
     from .trace import (
@@ -75,6 +85,7 @@ __getattr__ = lazy_exports(__name__, {
     ),
     "model": ("Model", "TextCallback"),
     "quota": ("quota_gate", "use_quota_gate"),
+    "record": ("Record",),
     "receipt": ("CommandRun", "FailingCommand", "GuardHit", "GuardResult", "Receipt", "SetupRun"),
     "retry": ("RETRYABLE_STATUS", "RetriesExhausted", "Retry", "RetryPolicy", "parse_retry_after", "retry_call"),
     "tools": ("Tool", "ToolContext", "ToolRegistry", "tool"),
@@ -110,6 +121,7 @@ __all__ = [
     "Proposal",
     "ProviderError",
     "Receipt",
+    "Record",
     "Redactor",
     "RepoPilotError",
     "RetriesExhausted",
@@ -146,6 +158,7 @@ __all__ = [
     "quota_gate",
     "read_trace",
     "redact",
+    "redact_record",
     "redact_text",
     "restore_trace",
     "retry_call",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from .record import Record
 
 __all__ = ["DEFAULT_MAX_STEPS", "MAX_TOOL_CALLS_PER_TURN", "BudgetTracker", "Budgets"]
 
@@ -14,9 +15,9 @@ DEFAULT_MAX_STEPS = 20  # model calls before a final answer is forced
 MAX_TOOL_CALLS_PER_TURN = 16
 
 
-class Budgets(BaseModel):
-    # Built on first use: the settings read the defaults above on every command, most never run the loop.
-    model_config = ConfigDict(defer_build=True)
+@dataclass(slots=True, kw_only=True)
+class Budgets(Record):
+    # A record, not a pydantic model: the settings read the defaults above on every command, most never run the loop.
 
     max_steps: int | None = DEFAULT_MAX_STEPS
     max_tokens: int | None = None

@@ -13,10 +13,11 @@ only on text holding one of its keywords, so redacting a string costs a few subs
 from __future__ import annotations
 
 import base64
+import dataclasses
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 from .secret_rules import SecretRules, default_rules
@@ -27,6 +28,7 @@ __all__ = [
     "active_redactor",
     "install_redactor",
     "redact",
+    "redact_record",
     "redact_text",
     "secret_env_values",
     "using_redactor",
@@ -34,6 +36,7 @@ __all__ = [
 
 REDACTED = "[REDACTED]"
 
+R = TypeVar("R")
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
 # Values this short or this common would redact ordinary words; real credentials are longer.
 _MIN_SECRET_LEN = 8
@@ -138,6 +141,24 @@ class Redactor:
             return [self.value(v) for v in value]
         return value
 
+    def record(self, record: R) -> R:
+        """A copy of `record` (a dataclass, such as a diagnosis report) with every string inside it redacted."""
+        return cast(R, self._inside(record))
+
+    def _inside(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return dataclasses.replace(value, **{f.name: self._inside(getattr(value, f.name))
+                                                 for f in dataclasses.fields(value) if f.init})
+        if isinstance(value, dict):
+            return {k: self._inside(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._inside(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._inside(v) for v in value)
+        return value
+
 
 # The process-wide redactor: shapes only until the program's edge installs one that knows the secrets.
 _active: Redactor | None = None
@@ -172,6 +193,11 @@ def redact_text(text: str, environ: Mapping[str, str] | None = None) -> str:
     if environ is not None:
         return Redactor.from_environ(environ, rules=active_redactor().rules).text(text)
     return active_redactor().text(text)
+
+
+def redact_record(record: R) -> R:
+    """A copy of `record` (a dataclass) with every string inside it redacted by the active redactor."""
+    return active_redactor().record(record)
 
 
 def redact(value: Any, environ: Mapping[str, str] | None = None) -> Any:

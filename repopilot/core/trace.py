@@ -10,13 +10,13 @@ import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field, ValidationError
-
 from .errors import ConfigError, InputError, UsageError, UserError
+from .record import Record
 from .redact import Redactor, active_redactor
 from .trace_log import FORMAT, VERSION, TraceFile, check_resumable, problem, read_run, remove_stale_temp_files
 
@@ -73,7 +73,8 @@ def trace_path(run_id: str, directory: Path | None = None) -> Path:
     return (directory or runs_dir()) / f"{run_id}.json"
 
 
-class Step(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Step(Record):
     step_number: int
     timestamp: str
     type: StepType
@@ -88,10 +89,11 @@ class Step(BaseModel):
     output_tokens: int | None = None
     cost: float | None = None
     # Anything a step type adds: finish_reason, retries, truncated, decision name and reasons, approval fields.
-    detail: dict[str, Any] = Field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
 
 
-class Totals(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Totals(Record):
     steps: int = 0
     model_calls: int = 0
     tool_calls: int = 0
@@ -103,7 +105,8 @@ class Totals(BaseModel):
     duration_ms: float = 0.0
 
 
-class RunTrace(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class RunTrace(Record):
     version: int = VERSION
     run_id: str
     command: str
@@ -112,17 +115,17 @@ class RunTrace(BaseModel):
     model: str | None = None
     provider: str | None = None
     status: str = "running"
-    started_at: str = Field(default_factory=now_iso)
+    started_at: str = field(default_factory=now_iso)
     finished_at: str | None = None
-    budgets: dict[str, Any] = Field(default_factory=dict)
-    totals: Totals = Field(default_factory=Totals)
-    steps: list[Step] = Field(default_factory=list)
+    budgets: dict[str, Any] = field(default_factory=dict)
+    totals: Totals = field(default_factory=Totals)
+    steps: list[Step] = field(default_factory=list)
     # The conversation as the model saw it, so `resume` continues without asking answered turns again.
-    messages: list[dict[str, Any]] = Field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
     answer: str | None = None
     diagnosis: dict[str, Any] | None = None
     proposal: dict[str, Any] | None = None
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def set_reports(self, reports: list[dict[str, Any]]) -> None:
         """Record the diagnosis: one log's report as it is, several as `{"logs": [...]}`."""
@@ -322,7 +325,7 @@ def _load(run_id: str, path: Path, *, resumable: bool = False) -> tuple[RunTrace
         raise InputError(f"no run {run_id!r} in {path.parent}/ (set REPOPILOT_RUNS_DIR?)") from None
     try:
         trace = RunTrace.model_validate(data)
-    except ValidationError as exc:
+    except ValueError as exc:  # pydantic's ValidationError
         raise InputError(f"{path} is not a RepoPilot trace ({problem(exc)})") from None
     if trace.run_id != run_id:
         # Acting on it would write to the other run's file: a copied or edited trace is refused, not followed.

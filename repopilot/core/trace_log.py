@@ -24,11 +24,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import TypeAdapter, ValidationError
-
 from .errors import ConfigError, InputError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic validates what is read back; writing a trace (every `diagnose`) never imports it
+    from pydantic import TypeAdapter
+
     from .messages import Message
 
 __all__ = ["FORMAT", "VERSION", "TraceFile", "read_run", "remove_stale_temp_files"]
@@ -40,6 +40,8 @@ VERSION = 2
 @cache
 def _messages() -> TypeAdapter[list[Message]]:
     # Built when a run is resumed, not on import: writing a trace (every `diagnose`) never validates messages.
+    from pydantic import TypeAdapter
+
     from .messages import Message
 
     return TypeAdapter(list[Message])
@@ -131,10 +133,13 @@ def remove_stale_temp_files(path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
+def _problem(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)  # pydantic's ValidationError; a record's own check is a ValueError
+    if not callable(errors):
+        return str(exc)
+    first = errors()[0]
     where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
-    return f"{exc.error_count()} problem(s), first at {where}: {first.get('msg', 'invalid')}"
+    return f"{len(errors())} problem(s), first at {where}: {first.get('msg', 'invalid')}"
 
 
 def read_run(path: Path) -> tuple[dict[str, Any], int, bool]:
@@ -226,9 +231,9 @@ def check_resumable(path: Path, data: dict[str, Any]) -> None:
         budgets = data.get("budgets") or {}
         if isinstance(budgets, dict):
             Budgets.model_validate(budgets.get("limits") or {})
-    except ValidationError as exc:
+    except ValueError as exc:  # pydantic's ValidationError
         raise InputError(f"{path} is not a valid RepoPilot trace ({_problem(exc)})") from None
 
 
-def problem(exc: ValidationError) -> str:
+def problem(exc: ValueError) -> str:
     return _problem(exc)

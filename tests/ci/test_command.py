@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from repopilot.ci import DiagnosisReport, ReportFailure, diagnose_input, open_sources
+from repopilot.ci import DiagnosisReport, ReportFailure, ReportLine, diagnose_input, open_sources
 from repopilot.ci.command import find_command, log_lines, narrow
 
 TS = "2026-12-01T10:00:00.0000000Z "
@@ -14,7 +14,7 @@ TS = "2026-12-01T10:00:00.0000000Z "
 
 def _report(first_line: int, test: str | None = None, file: str | None = None, text: str = "") -> DiagnosisReport:
     failure = ReportFailure(rule="r", causal=True, test=test, file=file,
-                            lines=[{"line": first_line, "text": text}])  # type: ignore[list-item]
+                            lines=[ReportLine(line=first_line, text=text)])
     return DiagnosisReport(category="test", failures=[failure], error_lines=[first_line])
 
 

@@ -24,7 +24,10 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              # the typer app: its common case is read by the quick path (cli/diagnose_run.py)
              "typer", "repopilot.cli.app",
              # rich: JSON on stdout and the summary on a stderr that is no terminal are plain text
-             "rich", "repopilot.cli.rich_console")
+             "rich", "repopilot.cli.rich_console",
+             # pydantic (about 100 ms with its schemas): the report, trace and history are dataclass records
+             # (core/record.py), validated by pydantic only when read back
+             "pydantic", "pydantic_core")
 
 _CHILD = """
 import json, sys
