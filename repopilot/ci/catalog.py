@@ -9,7 +9,6 @@ from __future__ import annotations
 import pickle
 import re
 import sys
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -324,6 +323,8 @@ def load_rule_files(files: Iterable[tuple[str, bytes]], *, tested: int = 0) -> C
     """The rules of `files` (name, TOML bytes), validated. The regexes of the first `tested` files (the bundled
     catalog, whose every regex tests/ci/test_catalog_loader.py compiles) are compiled on first use, not here:
     compiling them all took more than half of a first run's catalog load on a fresh machine."""
+    import tomllib  # on a cache miss only: a cached catalog is read without parsing any TOML
+
     version = "0"
     rules: list[Rule] = []
     seen: dict[str, str] = {}
