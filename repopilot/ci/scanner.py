@@ -294,6 +294,9 @@ class Scanner:
         for name, pat in _STRUCTURE.items():
             patterns.append((pat.encode("utf-8"), False))
             self._targets.append(("struct", name))
+        # The same as tables a flagged line reads (rule index or -1; structure name or "").
+        self._rule_of = [int(what) if kind == "rule" else -1 for kind, what in self._targets]
+        self._struct_of = [str(what) if kind == "struct" else "" for kind, what in self._targets]
         use_hs = engine == "hyperscan" or (engine is None and hyperscan_available()
                                            and (compile_hyperscan or hyperscan_cached(patterns, cache_dir)))
         self.engine: _Engine = _HyperscanEngine(patterns, cache_dir) if use_hs else _ReEngine(patterns)
@@ -391,24 +394,26 @@ class Scanner:
                 ) -> tuple[list[int], dict[int, set[int]], int, list[tuple[int, int]]]:
         """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count)."""
         matches.sort()
+        count, rfind = data.count, data.rfind
         line = first
         pos = 0
         by_line: dict[int, set[int]] = {}
         order: list[int] = []
         anchors: list[tuple[int, int]] = []
+        pids: set[int] = set()
+        last = first - 1
         for end, pid in matches:
-            at = max(end - 1, 0)
+            at = end - 1 if end else 0
             if at > pos:
-                line += data.count(b"\n", pos, at)
+                line += count(b"\n", pos, at)
                 pos = at
-            pids = by_line.get(line)
-            if pids is None:
-                anchors.append((line, data.rfind(b"\n", 0, at) + 1))
-                pids = set()
-                by_line[line] = pids
+            if line != last:  # sorted by end: a line's matches come together
+                anchors.append((line, rfind(b"\n", 0, at) + 1))
+                pids = by_line[line] = set()
                 order.append(line)
+                last = line
             pids.add(pid)
-        newlines = (line - first) + data.count(b"\n", pos)
+        newlines = (line - first) + count(b"\n", pos)
         return order, by_line, newlines, anchors
 
     def _process(self, order: list[int], by_line: dict[int, set[int]], window: Window, state: _State) -> None:
@@ -418,13 +423,14 @@ class Scanner:
     def _line(self, n: int, pids: Iterable[int], window: Window, state: _State) -> None:
         rules: list[int] = []
         structs: set[str] = set()
+        rule_of = self._rule_of
         for pid in pids:
-            kind, what = self._targets[pid]
-            if kind == "rule":
-                rules.append(int(what))
+            i = rule_of[pid]
+            if i >= 0:
+                rules.append(i)
             else:
-                structs.add(str(what))
-        idxs = sorted(set(rules))
+                structs.add(self._struct_of[pid])
+        idxs = sorted(set(rules)) if len(rules) > 1 else rules
         if not structs and state.defer(n, idxs, self.catalog.rules, window):
             return
         text = window.get(n)
@@ -537,7 +543,7 @@ class _State:
         if not item.found:
             return
         item.found.sort(key=lambda f: -f[0].confidence)
-        self.late.keep(item, *chunk.around(n, LATE_BYTES))
+        self.late.keep(item, chunk.data, *chunk.span(n, LATE_BYTES))
 
     def hit(self, n: int, found: list[tuple[Rule, dict[str, str], str]], get: LineGetter, in_script: bool, *,
             late: bool = False) -> None:

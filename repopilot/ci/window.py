@@ -100,15 +100,15 @@ class Chunk:
                 self._cache[n] = text
         return text
 
-    def around(self, n: int, size: int) -> tuple[bytes, int]:
-        """The whole lines within `size` bytes on either side of line `n`'s start (one slice), and where line
-        `n` starts in them."""
+    def span(self, n: int, size: int) -> tuple[int, int, int]:
+        """Where the whole lines within `size` bytes on either side of line `n`'s start are (`data[lo:hi]`), and
+        where line `n` starts in them: (lo, hi, at)."""
         data = self.data
         off = self.offset(n)
         lo = data.rfind(b"\n", 0, max(0, off - size)) + 1 if off > size else 0
         hi = data.find(b"\n", off + size)
         hi = len(data) if hi == -1 else hi + 1
-        return data[lo:hi], off - lo
+        return lo, hi, off - lo
 
     def run(self, n: int, before: int, after: int) -> tuple[int, list[bytes]]:
         """Raw lines around `n` read with two slices and two splits instead of a walk per line: the number of

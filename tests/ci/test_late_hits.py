@@ -37,7 +37,7 @@ def test_kept_bytes_stay_within_the_budget_and_the_oldest_give_way() -> None:
         hits.add(n, [0], [rule.id], chunk, False)
     for item in hits.unchecked():
         item.found = [(rule_of(item.line, rules), {}, "m")]  # type: ignore[list-item]
-        hits.keep(item, b"y" * 1000, 0)
+        hits.keep(item, b"y" * 1000, 0, 1000, 0)
     latest = hits.latest()
     assert len(latest) == late._TOTAL
     assert [i.line for i in latest] == list(range(1001 - late._TOTAL, 1001))
@@ -53,9 +53,28 @@ def test_a_rule_keeps_its_latest_and_at_most_late_of_them() -> None:
         hits.add(n, [0], ["r"], chunk, False)
     for item in hits.unchecked():
         item.found = [(rule, {}, "m")]  # type: ignore[list-item]
-        hits.keep(item, b"y", 0)
+        hits.keep(item, b"y", 0, 1, 0)
     assert [i.line for i in hits.latest()] == list(range(2 * LATE, 3 * LATE))
 
 
 def rule_of(n: int, rules: list[SimpleNamespace]) -> SimpleNamespace:
     return rules[n % 100]
+
+
+def test_kept_hits_refer_to_their_chunk_until_held_chunks_pass_the_bound() -> None:
+    hits = LateHits({})
+    rule = SimpleNamespace(id="r")
+    chunks = [bytes([65 + k % 26]) * 1023 + b"\n" for k in range(40)]  # each a 1 KB chunk of its own
+    big = [c * 256 for c in chunks]  # 256 KB each
+    for k, data in enumerate(big):
+        n = k + 1
+        hits.add(n, [0], ["r"], None, False)
+        item = hits.queues["r"][-1]
+        item.found = [(rule, {}, "m")]  # type: ignore[list-item]
+        hits.keep(item, data, 1024, 3072, 0)  # lines 2 and 3 of the chunk
+    # Chunks held stay within the bound; older hits copied their two lines out and let their chunk go.
+    assert hits._held_bytes <= late._HOLD
+    kept = [i for i in hits.queues["r"] if i.size]
+    assert all(len(i.data) == 2048 for i in kept[: len(kept) - late._HOLD // len(big[0])])
+    assert all(i.data[i.lo:i.hi] == chunks[i.line - 1] * 2 for i in kept)
+    assert [i.window().get(i.line) for i in kept[:1]] == [chunks[kept[0].line - 1][:-1].decode()]

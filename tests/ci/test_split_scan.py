@@ -132,3 +132,17 @@ def test_the_diagnosis_of_a_split_log_is_the_one_pass_diagnosis(tmp_path: Path,
     monkeypatch.setattr(split, "SPLIT_FROM", _CHUNK)
     assert diagnose_input(log, workers=2).report().contract() == one
     assert forks
+
+
+def test_by_default_a_big_file_is_one_pass_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked workers cost memory (README, "Scanning a big log"): only an explicit `scan_workers` > 1 starts them."""
+
+    def no_fork() -> int:
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setattr(split, "SPLIT_FROM", _CHUNK)  # even where a part would be worth a worker
+    path = _real_log(tmp_path)
+    [log] = open_sources(str(path))
+    assert diagnose_input(log).diagnosis.failures
+    assert diagnose_input(log, workers=0).diagnosis.failures
