@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,14 +28,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from fix_bench import ci_log, make_repo, proposals  # noqa: E402
 from fix_cases import ECOSYSTEMS  # noqa: E402
+from local_server import launch, stop  # noqa: E402
 
 from repopilot.app import apply_settings, approve_run, load_settings, receipts_of, reject_run, start_fix  # noqa: E402
 from repopilot.core.sanitize import visible  # noqa: E402
@@ -56,40 +54,18 @@ def model_file() -> Path:
 
 def start_server(gguf: Path, log: Path, threads: int, force_after: int | None,
                  force_edit: bool) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with log.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "local_server.py"), "--model", str(gguf),
-                                 "--chat_format", "chatml-function-calling", "--host", "127.0.0.1",
-                                 "--port", str(port), "--n_ctx", "8192", "--n_threads", str(threads),
-                                 "--n_threads_batch", str(threads), "--max-completion-tokens", "384",
-                                 *(["--force-tool", "propose_fix", "--force-after", str(force_after)]
-                                   if force_after is not None else []),
-                                 *(["--force-fields", EDIT_FIELDS] if force_edit else [])],
-                                stdout=sink, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"the server exited:\n{log.read_text()[-2000:]}")
-        try:
-            if httpx.get(url + "/models", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    stop_server(proc)
-    raise SystemExit("the server did not start within 180 s")
+    try:
+        return launch(gguf, log, "--n_ctx", "8192", "--n_threads", str(threads), "--n_threads_batch", str(threads),
+                      "--max-completion-tokens", "384",
+                      *(["--force-tool", "propose_fix", "--force-after", str(force_after)]
+                        if force_after is not None else []),
+                      *(["--force-fields", EDIT_FIELDS] if force_edit else []))
+    except RuntimeError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:  # uvicorn waits for a generation in flight; it need not finish
-        proc.kill()
-        proc.wait(10)
+    stop(proc)
 
 
 def _short(value: Any, limit: int = 160) -> str:

@@ -15,6 +15,9 @@ Why a wrapper and not `python -m llama_cpp.server` itself (llama-cpp-python 0.3.
    capped call reaches RepoPilot as bad arguments, which the model is told.
 The ChatML framing, the grammar and the sampling are llama-cpp-python's.
 
+`launch()` starts it on loopback and waits until it answers; the live test (tests/providers/test_live_llama.py)
+and bench/live_fix_local.py both start it that way, so what is measured is what is tested.
+
 Experiment switches, off by default: `--force-tool NAME --force-after N` sets `tool_choice` to NAME on every
 request that offers it once the conversation holds N assistant turns; `--force-fields a,b,c` also makes the
 forced call's grammar require exactly those (string) arguments of the tool's schema. bench/live_fix_local.py
@@ -26,7 +29,11 @@ reports the arms apart.
 from __future__ import annotations
 
 import functools
+import socket
+import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 
@@ -106,6 +113,47 @@ def _show_results(force: str | None = None, after: int = 0, fields: list[str] | 
 
     formats.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
         "chatml-function-calling", handler, overwrite=True)
+
+
+def command(gguf: Path, port: int, *options: str) -> list[str]:
+    """The command line that runs this server for `gguf` on loopback `port`, with more options of either kind
+    (llama.cpp's, or this wrapper's above)."""
+    return [sys.executable, str(Path(__file__).resolve()), "--model", str(gguf), "--chat_format",
+            "chatml-function-calling", "--host", "127.0.0.1", "--port", str(port), *options]
+
+
+def launch(gguf: Path, log: Path, *options: str, timeout: float = 180.0) -> tuple[subprocess.Popen[bytes], str]:
+    """Start the server (its output to `log`) and wait until it answers; returns it and its OpenAI base URL.
+    RuntimeError, with the end of its output, when it exits or does not answer within `timeout` seconds."""
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(command(gguf, port, *options), stdout=sink, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited ({proc.returncode}):\n{log.read_text()[-2000:]}")
+        try:
+            if httpx.get(url + "/models", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    stop(proc)
+    raise RuntimeError(f"the server did not start within {timeout:.0f} s:\n{log.read_text()[-2000:]}")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:  # uvicorn waits for a generation in flight; it need not finish
+        proc.kill()
+        proc.wait(10)
 
 
 def main(argv: list[str]) -> None:

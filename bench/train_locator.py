@@ -7,8 +7,8 @@
 Every labelled log is scanned once with the bundled catalog; its candidate lines (repopilot.ci.locator.candidates)
 get their features and a label (a causal line of the case, or not; context lines are left out of training).
 The model is a logistic regression on standardised features; the threshold (and how far blocks grow) is the one
-that gives the best mean per-log F1 plus hit rate on the training logs. Cross-validation groups logs by project, so one project is never in both
-training and test, and the headline figure leaves one ecosystem out at a time.
+that gives the best mean per-log F1 plus hit rate on the training logs. Cross-validation groups logs by project,
+so one project is never in both training and test, and the headline figure leaves one ecosystem out at a time.
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     )
     from .receipts import receipt_lines, receipt_markdown, receipts_of
     from .recurring import list_recurring, prune_history
-    from .runtime import Observer, tool_bounds
+    from .runtime import Observer, github_access, tool_bounds
     from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, apply_settings, load_settings
 
@@ -112,7 +112,7 @@ __getattr__ = lazy_exports(__name__, {
     "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
                            "pull_request_head"),
     "receipts": ("receipt_lines", "receipt_markdown", "receipts_of"),
-    "runtime": ("Observer", "tool_bounds"),
+    "runtime": ("Observer", "github_access", "tool_bounds"),
     "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "apply_settings", "load_settings"),
 })
@@ -163,6 +163,7 @@ __all__ = [
     "export_run",
     "fix_pull_request",
     "format_duration",
+    "github_access",
     "github_logs",
     "hand_off",
     "installation_token",

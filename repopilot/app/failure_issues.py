@@ -7,6 +7,11 @@ branch, updated when the failure comes back instead of duplicated.
   its own `main` has `head_branch` main too).
 - The issue is found by the hidden fingerprint marker among the issues labelled `repopilot-failure` (one listing
   per run, not the search API: search lags behind a just-created issue and has a much lower rate limit).
+- Two runs failing the same new way at once both find no issue and both open one; GitHub offers no lock to a
+  token with `issues: write`, so the issue opened is the marker: after opening, a run looks again, and when an
+  older issue carries the same fingerprint it closes its own as a duplicate of that one and counts its run
+  there. Every run takes the oldest issue of a fingerprint, and a younger open duplicate that a lagging listing
+  let through is closed by the next run that finds both, so one issue stays open per failure.
 - A run already counted (a replay, a re-run of the report) changes nothing. A closed issue whose failure comes
   back is reopened with a comment (a body edit notifies nobody); one closed as "not planned" stays closed and
   only its count moves.
@@ -39,6 +44,8 @@ __all__ = ["FailureIssue", "FailureIssues", "keep_failure_issues"]
 _MAX_ISSUES = 10  # per run: a run failing in fifty ways should not open fifty issues at once
 
 IssueAction = Literal["created", "updated", "reopened", "kept closed", "unchanged"]
+_DUPLICATE_NOTE = ("Duplicate of #{number}: another run opened that issue for the same failure at the same moment; "
+                   "RepoPilot counts this failure there.")
 
 
 @dataclass(frozen=True)
@@ -81,9 +88,64 @@ def keep_failure_issues(report: GitHubRunReport, settings: Settings, *, now: dat
         found = _occurrences(report, str(ref.run_id), url, _str(run.get("head_sha")), branch, when)
         if not found:
             return FailureIssues(skipped="no failure with a fingerprint")
-        existing = _ours(client.list_issues(ref.owner, ref.repo, ISSUE_LABEL))
-        kept = [_keep(client, ref, occ, existing.get(occ.failure.fingerprint)) for occ in found[:_MAX_ISSUES]]
+        kept = _keep_all(client, ref, found[:_MAX_ISSUES])
     return FailureIssues(issues=kept, left_out=max(0, len(found) - _MAX_ISSUES))
+
+
+def _keep_all(client: GitHubClient, ref: RunRef, found: list[Occurrence]) -> list[FailureIssue]:
+    """Update the issues found; open the missing ones, then look again (one listing for all) and give way to an
+    older issue of the same failure that another run opened meanwhile."""
+    listed = client.list_issues(ref.owner, ref.repo, ISSUE_LABEL)
+    existing = _ours(listed)
+    wanted = {occ.failure.fingerprint for occ in found}
+    for younger, oldest in _open_duplicates(listed, wanted):
+        _close_as_duplicate(client, ref, younger, oldest)
+    kept: list[FailureIssue | None] = []
+    opened: list[tuple[int, Occurrence, dict[str, Any]]] = []
+    for occ in found:
+        issue = existing.get(occ.failure.fingerprint)
+        if issue is None:
+            title, body = render_failure_issue(occ, next_issue_state(None, occ))
+            made = client.create_issue(ref.owner, ref.repo, {"title": title, "body": body, "labels": [ISSUE_LABEL]})
+            opened.append((len(kept), occ, made))
+            kept.append(None)
+        else:
+            kept.append(_keep(client, ref, occ, issue))
+    if opened:
+        first = _ours(client.list_issues(ref.owner, ref.repo, ISSUE_LABEL))
+        for index, occ, made in opened:
+            kept[index] = _opened(client, ref, occ, made, first.get(occ.failure.fingerprint))
+    return [k for k in kept if k is not None]
+
+
+def _opened(client: GitHubClient, ref: RunRef, occ: Occurrence, made: dict[str, Any],
+            first: dict[str, Any] | None) -> FailureIssue:
+    """The issue this run opened, unless an older one of the same failure exists: then that one, with this run
+    counted in it, and this run's own closed as its duplicate."""
+    number = made.get("number")
+    if not isinstance(number, int) or first is None or int(first["number"]) >= number:
+        return FailureIssue(occ.failure.fingerprint, number, _str(made.get("html_url")), "created")
+    _close_as_duplicate(client, ref, made, first)
+    return _keep(client, ref, occ, first)
+
+
+def _open_duplicates(issues: list[dict[str, Any]], fingerprints: set[str]) -> list[tuple[dict[str, Any],
+                                                                                        dict[str, Any]]]:
+    """Open issues of `fingerprints` younger than the oldest issue of the same fingerprint, with that one."""
+    oldest = _ours(issues)
+    out = []
+    for issue in issues:
+        fp = marked_fingerprint(str(issue.get("body") or ""))
+        first = oldest.get(fp) if fp in fingerprints else None
+        if first is not None and issue is not first and issue.get("state") == "open":
+            out.append((issue, first))
+    return out
+
+
+def _close_as_duplicate(client: GitHubClient, ref: RunRef, issue: dict[str, Any], first: dict[str, Any]) -> None:
+    number = int(issue["number"])
+    client.post_issue_comment(ref.owner, ref.repo, number, _DUPLICATE_NOTE.format(number=int(first["number"])))
+    client.update_issue(ref.owner, ref.repo, number, {"state": "closed", "state_reason": "not_planned"})
 
 
 def _occurrences(report: GitHubRunReport, run_id: str, url: str, commit: str | None, branch: str,
@@ -113,12 +175,8 @@ def _ours(issues: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return by_fp
 
 
-def _keep(client: GitHubClient, ref: RunRef, occ: Occurrence, issue: dict[str, Any] | None) -> FailureIssue:
+def _keep(client: GitHubClient, ref: RunRef, occ: Occurrence, issue: dict[str, Any]) -> FailureIssue:
     fp = occ.failure.fingerprint
-    if issue is None:
-        title, body = render_failure_issue(occ, next_issue_state(None, occ))
-        made = client.create_issue(ref.owner, ref.repo, {"title": title, "body": body, "labels": [ISSUE_LABEL]})
-        return FailureIssue(fp, made.get("number"), _str(made.get("html_url")), "created")
     number, url = int(issue["number"]), _str(issue.get("html_url"))
     state: IssueState | None = read_issue_state(str(issue.get("body") or ""))
     if state is not None and state.counted(occ.run_id):

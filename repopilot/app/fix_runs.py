@@ -29,7 +29,17 @@ from ..core import (
     UsageError,
     run_lock,
 )
-from ..repo import AppliedFix, SetupCache, apply_fix, fix_tools, mark_applied, open_repo, repo_tools, run_git
+from ..repo import (
+    AppliedFix,
+    SetupCache,
+    apply_fix,
+    commit_object,
+    fix_tools,
+    mark_applied,
+    open_repo,
+    repo_tools,
+    run_git,
+)
 from .fix_seed import seed_messages
 from .runtime import Observer, github_access, model_for, observed, scanner_for, tool_bounds
 from .settings import Settings
@@ -175,7 +185,8 @@ def _approve(run_id: str, *, repo: Path | None, sha256: str | None, who: str | N
                         explanation=proposal.explanation, who=who, base=proposal.base,
                         base_branch=proposal.base_branch, onto_current=onto_current)
     proposal = proposal.model_copy(update={"decision": "approved", "decided_by": who, "decided_at": _now(),
-                                           "branch": applied.branch, "commit": applied.commit})
+                                           "branch": applied.branch, "commit": applied.commit,
+                                           "commit_object": commit_object(root, applied.commit)})
     t.proposal = proposal.model_dump(mode="json")
     mark_applied(t.extra, applied.branch)
     rec.step("approval", result="approved", detail={

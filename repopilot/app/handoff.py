@@ -9,7 +9,10 @@ GITHUB_API_URL the person configured, never to a host a remote URL named. The CL
 git credentials; the service pushes with its installation token to the clone URL GitHub's API gave it.
 
 Every check that can refuse runs before the push, so a refusal pushes nothing; the approval stays recorded, and
-running the hand-off again is safe (the same commit pushed again is a no-op; the draft is found before created)."""
+running the hand-off again is safe (the same commit pushed again is a no-op; the draft is found before created).
+A hand-off run again in a checkout that lacks the approved commit (the service retries in a fresh clone after a
+failed push) makes that commit again from the object recorded with the approval and checks it hashes the same:
+exactly the approved commit is pushed, or nothing."""
 
 from __future__ import annotations
 
@@ -31,7 +34,17 @@ from ..core import (
     run_lock,
 )
 from ..core.sanitize import visible
-from ..repo import GitFailed, GitTimeout, check_push_url, open_repo, parse_remote, push_branch, remote_url, run_git
+from ..repo import (
+    GitFailed,
+    GitTimeout,
+    check_push_url,
+    open_repo,
+    parse_remote,
+    push_branch,
+    rebuild_commit,
+    remote_url,
+    run_git,
+)
 from .fix_runs import load_proposal
 from .github_app import open_draft_pull_request
 from .receipts import receipt_markdown
@@ -121,11 +134,15 @@ def _approved(run_id: str, trace: RunTrace) -> Proposal:
 
 
 def _check_tip(root: Path, proposal: Proposal) -> None:
-    """The commit to push exists here and is the approved one (its parent is the approval's base)."""
+    """The commit to push exists here: the approved one, or (in a checkout that lacks it, as a retried hand-off's
+    fresh clone) made again, byte for byte, from its recorded object and the diff; else nothing is pushed."""
     commit = str(proposal.commit)
     found = run_git(root, ["rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"], check=False).strip()
-    if found != commit:
+    if found == commit:
+        return
+    if proposal.commit_object is None:  # approved before the object was recorded
         raise ApprovalError(f"the approved commit {commit[:12]} is not in {root}; nothing was pushed")
+    rebuild_commit(root, proposal.diff, commit, proposal.commit_object)
 
 
 def hand_off(settings: Settings, run_id: str, target: HandOffTarget, *, pull_request: bool,

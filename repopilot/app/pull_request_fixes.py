@@ -5,7 +5,8 @@ code as `repopilot approve --pr`).
 
 Nothing is pushed without an approval naming the proposal's sha256 (`approve_run` checks it). Each step is
 idempotent, so a job killed anywhere can run again: the checkout is fresh, an already-pushed branch is fetched
-first (and recognised by its commit trailers), the push is never forced, the draft PR is found before created."""
+first (and recognised by its commit trailers), an approved commit that was never pushed is made again exactly
+(`hand_off`), the push is never forced, the draft PR is found before created."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ def tool_bounds(settings: Settings) -> dict[str, Any]:
 def github_access(settings: Settings) -> GitHubAccess:
     # The API's answers are kept beside the rule database: revalidating one costs no rate limit (ci/api_cache.py).
     return GitHubAccess(token=settings.github_token, api_url=settings.github_api_url, log_cache=settings.log_cache,
-                        api_cache=settings.scanner_cache_dir() / "github-api")
+                        log_cache_mb=settings.log_cache_mb, api_cache=settings.scanner_cache_dir() / "github-api")
 
 
 def _no_observer(rec: TraceRecorder, model: Model | None) -> AbstractContextManager[None]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..ci import DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
+from ..ci import DEFAULT_LOG_CACHE_MB, DEFAULT_TOKEN_BUDGET, MAX_STDIN_BYTES
 from ..core import (
     DEFAULT_MAX_STEPS,
     MAX_TOOL_CALLS_PER_TURN,
@@ -61,6 +61,8 @@ _KEYS: dict[str, _Key] = {
     "rules": _Key("REPOPILOT_RULES", list),
     "cache_dir": _Key("REPOPILOT_CACHE_DIR", Path),
     "log_cache": _Key("REPOPILOT_LOG_CACHE", Path),
+    # How many MB of job logs the log cache keeps (the least recently used go first).
+    "log_cache_mb": _Key("REPOPILOT_LOG_CACHE_MB", int),
     "token_budget": _Key(None, int),
     "max_steps": _Key(None, int),
     "github_api_url": _Key("GITHUB_API_URL", str),
@@ -118,6 +120,7 @@ class Settings:
     rules: tuple[Path, ...] = ()
     cache_dir: Path | None = None  # None: the user's cache directory (see `scanner_cache_dir`)
     log_cache: Path | None = None
+    log_cache_mb: int = DEFAULT_LOG_CACHE_MB
     token_budget: int = DEFAULT_TOKEN_BUDGET
     max_steps: int = DEFAULT_MAX_STEPS
     github_api_url: str | None = None

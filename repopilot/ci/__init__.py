@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .render import LINE_CHARS, RENDERERS, Renderer, clip, cut_line, render_markdown, split_lines
     from .report import DiagnosisReport, Evidence, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
     from .run_facts import RunFacts, gather_run_facts
-    from .runurl import DEFAULT_API_URL, GitHubAccess, RunRef, is_run_url, parse_run_url
+    from .runurl import DEFAULT_API_URL, DEFAULT_LOG_CACHE_MB, GitHubAccess, RunRef, is_run_url, parse_run_url
     from .scanner import Scanner
     from .sources import MAX_STDIN_BYTES, DownloadReport, LogInput, open_sources
 
@@ -54,13 +54,14 @@ __getattr__ = lazy_exports(__name__, {
     "render": ("LINE_CHARS", "RENDERERS", "Renderer", "clip", "cut_line", "render_markdown", "split_lines"),
     "report": ("DiagnosisReport", "Evidence", "ReportFailure", "ReportLine", "SeenBefore", "read_report",
                "report_schema"),
-    "runurl": ("DEFAULT_API_URL", "GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
+    "runurl": ("DEFAULT_API_URL", "DEFAULT_LOG_CACHE_MB", "GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
     "scanner": ("Scanner",),
     "sources": ("MAX_STDIN_BYTES", "DownloadReport", "LogInput", "open_sources"),
 })
 
 __all__ = [
     "DEFAULT_API_URL",
+    "DEFAULT_LOG_CACHE_MB",
     "DEFAULT_TOKEN_BUDGET",
     "ISSUE_LABEL",
     "LINE_CHARS",

@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .disk_bound import DiskEntry, cache_entries, evict_least_recent, touch
+
 __all__ = ["DEFAULT_MAX_BYTES", "ApiCache", "CachedAnswer", "is_final"]
 
 DEFAULT_MAX_BYTES = 32 << 20  # job listings are a few KB; 32 MB holds thousands of them
 _FINAL_PATH = re.compile(r"/actions/(?:runs/\d+/attempts/\d+/jobs|jobs/\d+)$")
-_KEEP_AFTER_EVICTION = 0.8  # evict down to this share of the bound, so the next writes do not evict again
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,7 @@ class ApiCache:
             return None
         if not isinstance(data, dict) or data.get("url") != url or not isinstance(data.get("body"), str):
             return None
-        with contextlib.suppress(OSError):
-            os.utime(path)  # recently used: evicted last
+        touch(path)  # recently used: evicted last
         return CachedAnswer(body=data["body"].encode(), etag=_text(data.get("etag")),
                             last_modified=_text(data.get("last_modified")), link=_text(data.get("link")),
                             final=data.get("final") is True)
@@ -102,31 +102,17 @@ class ApiCache:
             return
         self._bound(len(record))
 
-    def _entries(self) -> list[tuple[float, int, Path]]:
-        found = []
-        with contextlib.suppress(OSError), os.scandir(self.directory) as listing:
-            for entry in listing:
-                if entry.name.endswith(".json"):
-                    with contextlib.suppress(OSError):
-                        stat = entry.stat()
-                        found.append((stat.st_mtime, stat.st_size, Path(entry.path)))
-        return found
+    def _entries(self) -> list[DiskEntry]:
+        return cache_entries(self.directory, lambda name: name.endswith(".json"))
 
     def _bound(self, written: int) -> None:
+        # Counted once per process, then kept up to date, so a write lists the directory only past the bound.
         if self._total is None:
-            self._total = sum(size for _, size, _ in self._entries())
+            self._total = sum(e.size for e in self._entries())
         else:
             self._total += written
-        if self._total <= self.max_bytes:
-            return
-        entries = sorted(self._entries())  # oldest use first
-        self._total = sum(size for _, size, _ in entries)
-        for _, size, path in entries:
-            if self._total <= self.max_bytes * _KEEP_AFTER_EVICTION:
-                break
-            with contextlib.suppress(OSError):
-                path.unlink()
-                self._total -= size
+        if self._total > self.max_bytes:
+            self._total = evict_least_recent(self._entries(), self.max_bytes)
 
 
 def _text(value: Any) -> str | None:

@@ -4,17 +4,24 @@
 each log to a temporary file (bounded memory; deleted when the process exits) and returns one `LogInput` per job
 with its name and failing step. Set `REPOPILOT_LOG_CACHE` to a directory to keep downloaded logs there and reuse
 them (logs of finished jobs never change): the GitHub Action diagnoses the same run twice, once per format.
+The cache is bounded (`GitHubAccess.log_cache_mb`; the least recently used logs go first, ci/disk_bound.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import re
 import tempfile
+import time
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..core import GitHubAPIError, InputError, RunError
+from .disk_bound import cache_entries, evict_least_recent, touch
 from .github_api import GitHubAccess, GitHubClient
 from .runurl import RunRef, parse_run_url
 from .sources import DownloadReport, LogInput
@@ -26,6 +33,10 @@ FAILED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
 
 _LOG_GONE = (404, 410)  # a job whose log was never uploaded, or is past the retention period
 _log = logging.getLogger(__name__)
+# The cache's own files: finished logs, and downloads under way (or left by a killed process) beside them.
+_CACHED_LOG = re.compile(r"[\w.-]+_\d+\.log")
+_DOWNLOADING = re.compile(r"[\w.-]+_\d+\.log\.\w+\.part")
+_STALE_PART_S = 3600.0  # a download not renamed into place within an hour was left by a process that died
 
 
 class NoFailedJobs(InputError):
@@ -94,7 +105,7 @@ def job_log_inputs(client: GitHubClient, ref: RunRef, jobs: list[dict[str, Any]]
                    source: str, *, on_download: DownloadReport | None = None,
                    ) -> tuple[list[tuple[LogInput, dict[str, Any]]], list[GitHubAPIError]]:
     """The logs of `jobs` (each with its job), downloaded now, and the errors of the logs that are gone."""
-    store = _LogStore(access.log_cache)
+    store = _LogStore(access.log_cache, access.log_cache_mb)
     report: DownloadReport = on_download or _quiet
     inputs = []
     missing: list[GitHubAPIError] = []
@@ -109,6 +120,7 @@ def job_log_inputs(client: GitHubClient, ref: RunRef, jobs: list[dict[str, Any]]
             missing.append(exc)
             continue
         inputs.append((_log_input(path, ref, job, source, store), job))
+    store.bound()
     return inputs, missing
 
 
@@ -133,8 +145,13 @@ def _quiet(_key: int, _label: str, _done: int, _total: int | None) -> None:
 class _LogStore:
     """Where downloaded logs live: the cache directory when configured, else a private temporary directory."""
 
-    def __init__(self, cache: Path | None) -> None:
+    def __init__(self, cache: Path | None, max_mb: int) -> None:
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.max_bytes = max_mb * 1_000_000
+        # The logs this store handed out: their LogInputs open them later, so no bounding removes them while the
+        # store (kept alive by those LogInputs) lives.
+        self.handed_out: set[Path] = set()
+        _LIVE_STORES.add(self)
         if cache:
             self.root = Path(cache)
             try:
@@ -153,12 +170,19 @@ class _LogStore:
             raise InputError(f"{ref.slug} run {ref.run_id}: the API listed a job without an id")
         target = self.root / f"{ref.owner}_{ref.repo}_{job_id}.log"
         finished = job.get("status") in (None, "completed")
-        if self.cached and finished and target.is_file():
+        if self.cached and finished and _readable(target):
+            touch(target)  # used: the last to be evicted
+            self.handed_out.add(target)
             return target
-        partial = target.with_suffix(".part")
         label = str(job.get("name") or job_id)
         try:
-            with partial.open("wb") as dest:
+            # A name of its own, so two processes fetching the same log never write into one file.
+            fd, name = tempfile.mkstemp(dir=self.root, prefix=target.name + ".", suffix=".part")
+            partial = Path(name)
+        except OSError as exc:
+            raise RunError(f"cannot save the log of job {label!r} under {self.root}: {exc.strerror}") from None
+        try:
+            with os.fdopen(fd, "wb") as dest:
                 client.download_job_log(ref.owner, ref.repo, job_id, dest,
                                         on_progress=lambda done, total: report(job_id, label, done, total))
             # Renamed only when complete, so an interrupted download is never taken for a cached log.
@@ -167,4 +191,33 @@ class _LogStore:
             raise RunError(f"cannot save the log of job {label!r} under {self.root}: {exc.strerror}") from None
         finally:
             partial.unlink(missing_ok=True)
+        self.handed_out.add(target)
         return target
+
+    def bound(self) -> None:
+        """Keep the cache directory under its size: downloads a dead process left go, then the least recently
+        used logs, never one this process handed out. A temporary directory goes with the process anyway."""
+        if not self.cached:
+            return
+        stale = time.time() - _STALE_PART_S
+        for part in cache_entries(self.root, lambda name: bool(_DOWNLOADING.fullmatch(name))):
+            if part.used < stale:
+                with contextlib.suppress(OSError):
+                    part.path.unlink()
+        entries = cache_entries(self.root, lambda name: bool(_CACHED_LOG.fullmatch(name) or
+                                                             _DOWNLOADING.fullmatch(name)))
+        in_use = {path for store in list(_LIVE_STORES) for path in store.handed_out}
+        downloading = {e.path for e in entries if e.path.name.endswith(".part")}  # in another process: they count
+        evict_least_recent(entries, self.max_bytes, keep=in_use | downloading)
+
+
+_LIVE_STORES: weakref.WeakSet[_LogStore] = weakref.WeakSet()
+
+
+def _readable(path: Path) -> bool:
+    """A cached log to serve: a regular file that can be opened (anything else is fetched again)."""
+    try:
+        with path.open("rb"):
+            return path.is_file() and not path.is_symlink()
+    except OSError:
+        return False

@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 
 from ..core import ConfigError, InputError
 
-__all__ = ["DEFAULT_API_URL", "GitHubAccess", "RunRef", "is_run_url", "parse_run_url", "run_id_of"]
+__all__ = ["DEFAULT_API_URL", "DEFAULT_LOG_CACHE_MB", "GitHubAccess", "RunRef", "is_run_url", "parse_run_url",
+           "run_id_of"]
 
 DEFAULT_API_URL = "https://api.github.com"
 # GitHub's ids are 64-bit: 20 digits at most. Names follow GitHub's rules for owners and repositories.
@@ -105,14 +106,20 @@ def run_id_of(source: str) -> str | None:
         return None
 
 
+# A job's log is a few hundred KB to tens of MB: 1 GB keeps the logs of a few hundred runs' failed jobs.
+DEFAULT_LOG_CACHE_MB = 1024
+
+
 @dataclass(frozen=True)
 class GitHubAccess:
     """How to reach the GitHub API, as the application layer configured it (this package reads no environment):
     the token (None: anonymous), the API base URL (None: the run URL's own API, api.github.com for github.com),
-    a directory to keep downloaded logs in between processes (None: a private temporary directory), and one to
-    keep the API's answers in (None: none kept; ci/api_cache.py)."""
+    a directory to keep downloaded logs in between processes (None: a private temporary directory) and how many
+    MB of logs it keeps (the least recently used go first), and one to keep the API's answers in (None: none
+    kept; ci/api_cache.py)."""
 
     token: str | None = field(default=None, repr=False)
     api_url: str | None = None
     log_cache: Path | None = None
+    log_cache_mb: int = DEFAULT_LOG_CACHE_MB
     api_cache: Path | None = None

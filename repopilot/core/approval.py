@@ -38,6 +38,9 @@ class Proposal(BaseModel):
     reason: str | None = None
     branch: str | None = None
     commit: str | None = None
+    # The approved commit as git stores it (`git cat-file commit`): a checkout without the commit (the service
+    # retrying a push from a fresh clone) makes exactly it again from this and the diff (repo/apply.py).
+    commit_object: str | None = None
     # What verification ran and showed (None: the proposal was not verified, or an older trace).
     receipt: Receipt | None = None
 

@@ -86,6 +86,10 @@ class Agent:
         self.on_text = on_text
         self.max_tool_calls_per_turn = max_tool_calls_per_turn
         self.messages: list[Message] = load_messages(t.messages)
+        # Each call made so far -> the index of the first reply that made it, kept up to date as the conversation
+        # grows (`_index_calls`), so telling a repeated call costs the same at step 200 as at step 2.
+        self._first_call: dict[tuple[str, str], int] = {}
+        self._indexed = self._latest_reply = 0
         t.model = t.model or f"{model.provider}:{model.model}"
         t.provider = t.provider or model.provider
         self._sync_budgets()
@@ -94,6 +98,7 @@ class Agent:
     def run(self, messages: Sequence[Message]) -> RunResult:
         """Start a new conversation from `messages` (system prompt and the user's goal)."""
         self.messages = list(messages)
+        self._first_call, self._indexed, self._latest_reply = {}, 0, 0
         self._persist_messages(since=0)
         self.rec.save()
         return self._drive()
@@ -242,10 +247,21 @@ class Agent:
         spec = self.tools.get(call.name)
         if spec is None or spec.side_effects or call.arguments_error is not None:
             return False
-        return any(c.name == call.name and c.arguments == call.arguments
-                   for m in self.messages if isinstance(m, AssistantMessage) and all(c.id != call.id
-                                                                                       for c in m.tool_calls)
-                   for c in m.tool_calls)
+        self._index_calls()
+        # The call is in the latest reply (tools run right after it, or first thing on resume): an earlier turn
+        # made it when its first sighting is in an earlier message than the latest reply.
+        return self._first_call.get(_call_key(call), self._latest_reply) < self._latest_reply
+
+    def _index_calls(self) -> None:
+        """Note the calls of the replies appended since the last look (messages are only appended, or replaced
+        as a whole by `run`, which starts the index again)."""
+        for i in range(self._indexed, len(self.messages)):
+            msg = self.messages[i]
+            if isinstance(msg, AssistantMessage):
+                self._latest_reply = i
+                for c in msg.tool_calls:
+                    self._first_call.setdefault(_call_key(c), i)
+        self._indexed = len(self.messages)
 
     def _answer_skipped(self, skipped: Sequence[ToolCall], total: int) -> None:
         """Calls past the per-turn cap get an error result the model reads; one decision step records them all, so
@@ -373,6 +389,11 @@ class Agent:
     def _finish(self, status: str, answer: str | None) -> None:
         self._sync_budgets()
         self.rec.finish(status, answer=answer)
+
+
+def _call_key(call: ToolCall) -> tuple[str, str]:
+    # Arguments compared as values: the same call with its keys in another order is the same call.
+    return call.name, json.dumps(call.arguments, sort_keys=True, default=str)
 
 
 def _ms(started: float) -> float:

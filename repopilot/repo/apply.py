@@ -17,7 +17,7 @@ from .diff import InvalidDiff, git_apply_args, validate_diff
 from .gitindex import temp_index
 from .gitrun import GitFailed, run_git
 
-__all__ = ["AppliedFix", "apply_fix", "branch_for", "find_applied", "head_branch"]
+__all__ = ["AppliedFix", "apply_fix", "branch_for", "commit_object", "find_applied", "head_branch", "rebuild_commit"]
 
 _FALLBACK_IDENT = {"GIT_AUTHOR_NAME": "RepoPilot", "GIT_AUTHOR_EMAIL": "repopilot@localhost",
                    "GIT_COMMITTER_NAME": "RepoPilot", "GIT_COMMITTER_EMAIL": "repopilot@localhost"}
@@ -153,3 +153,41 @@ def apply_fix(root: Path, diff: str, *, run_id: str, sha256: str, explanation: s
     except GitFailed as exc:
         raise ApprovalError(f"could not create branch {branch}: {exc}") from None
     return AppliedFix(branch, commit, checked.base, checked.files)
+
+
+def commit_object(root: Path, commit: str) -> str:
+    """`commit` as git stores it (tree, parent, author, committer, message): recorded with the approval, so a
+    checkout that lacks the commit can make exactly it again (`rebuild_commit`)."""
+    return str(run_git(root, ["cat-file", "commit", commit]))
+
+
+def rebuild_commit(root: Path, diff: str, commit: str, stored: str) -> None:
+    """Make the approved `commit` again in `root` (a fresh checkout of the branch it was made on) from its stored
+    object and the approved diff. The object names its tree and parent: the diff applied to that parent must give
+    that tree, and the object must hash to `commit`; otherwise ApprovalError, and nothing is made."""
+    header = stored.partition("\n\n")[0]
+    tree = re.findall(r"^tree ([0-9a-f]{40,64})$", header, re.M)
+    parents = re.findall(r"^parent ([0-9a-f]{40,64})$", header, re.M)
+    if len(tree) != 1 or len(parents) != 1:
+        raise ApprovalError(f"the recorded object of the approved commit {commit[:12]} is not a one-parent commit; "
+                            "nothing was pushed")
+    parent = parents[0]
+    found = run_git(root, ["rev-parse", "--verify", "--quiet", f"{parent}^{{commit}}"], check=False).strip()
+    if found != parent:
+        raise ApprovalError(f"the approved commit {commit[:12]} is not here and cannot be made again: its parent "
+                            f"{parent[:12]} is not in this checkout (the branch was rewritten since); nothing was "
+                            "pushed. Ask for a new proposal on the current head")
+    try:
+        checked = validate_diff(root, diff, base=parent)
+    except InvalidDiff as exc:
+        raise ApprovalError(f"the approved diff no longer applies to {parent[:12]}: {exc}; nothing was pushed") \
+            from None
+    with temp_index(root, parent) as env:
+        run_git(root, git_apply_args(checked.strip), input=diff, env=env)
+        built = run_git(root, ["write-tree"], env=env).strip()
+    made = run_git(root, ["hash-object", "-t", "commit", "--stdin"], input=stored).strip() \
+        if built == tree[0] else ""
+    if made != commit:
+        raise ApprovalError(f"the approved commit {commit[:12]} could not be made again here (the diff on "
+                            f"{parent[:12]} gives another {'commit' if made else 'tree'}); nothing was pushed")
+    run_git(root, ["hash-object", "-t", "commit", "-w", "--stdin"], input=stored)

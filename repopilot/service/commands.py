@@ -20,7 +20,7 @@ from ..app import (
     pull_request_head,
     upsert_comment,
 )
-from ..core import ApprovalError, Proposal, RunTrace, load_trace, redact_text, restore_trace
+from ..core import ApprovalError, GitHubAPIError, Proposal, RunError, RunTrace, load_trace, redact_text, restore_trace
 from .events import ApproveCommand, FixCommand
 from .model_gate import record_usage
 
@@ -123,6 +123,14 @@ def approve_command(rt: Runtime, work: ApproveCommand) -> None:
         done = approve_for_pull_request(settings, head, run_id, work.sha256, work.user, rt.settings.workdir)
     except ApprovalError as exc:
         _reply(settings, work, f"RepoPilot could not apply the approval: {redact_text(str(exc))}")
+        return
+    except RunError as exc:
+        if isinstance(exc, GitHubAPIError):
+            raise  # the queue retries GitHub's faults (service/jobs.py)
+        # A failed push: the approval is recorded with its commit, which a new checkout makes again exactly.
+        _reply(settings, work, f"RepoPilot could not hand off the approved fix: {redact_text(str(exc))}. Comment "
+                               f"`/repopilot approve {work.sha256}` again to retry: exactly the approved commit is "
+                               "pushed.")
         return
     finally:
         _keep(rt, run_id)

@@ -98,14 +98,16 @@ def run_job(kind: str, work: dict[str, Any], *, received: float, job_id: int, at
             raise
         if exc.status == 401:  # a revoked or expired installation token: fetch a new one next time
             rt.auth.forget(installation)
+        deferred = _deferrals(rt, job_id, attempt)
         if exc.retry_after is not None and exc.status in (403, 429):
             outcome = "deferred"
-            raise RateLimited(str(exc), exc.retry_after) from None
+            raise RateLimited(str(exc), exc.retry_after, deferred=deferred) from None
         outcome = "retry"
-        raise Transient(str(exc)) from None
+        raise Transient(str(exc), deferred=deferred) from None
     except psycopg.OperationalError as exc:
         outcome = "retry"
-        raise Transient(f"database unavailable: {type(exc).__name__}") from None
+        raise Transient(f"database unavailable: {type(exc).__name__}", deferred=_deferrals(rt, job_id, attempt)) \
+            from None
     finally:
         # The outcome row is statistics; the queue itself records the job's state.
         with contextlib.suppress(psycopg.OperationalError):
@@ -114,6 +116,15 @@ def run_job(kind: str, work: dict[str, Any], *, received: float, job_id: int, at
             if outcome == "deferred":
                 rt.store.rate_deferred(installation)
             rt.store.job_finished(job_id, attempt, outcome)
+
+
+def _deferrals(rt: Runtime, job_id: int, attempt: int) -> int:
+    """The job's earlier attempts put off for a rate limit (the queue does not count them as failed tries); 0
+    when the database cannot say, so a job never gets more tries than it is owed."""
+    try:
+        return rt.store.deferrals_before(job_id, attempt)
+    except psycopg.OperationalError:
+        return 0
 
 
 def _keep_traces_since(rt: Runtime, since: float) -> None:

@@ -34,11 +34,13 @@ _LONGEST_WINDOW = 7200  # GitHub's rate-limit windows are an hour: a reset furth
 
 
 class Transient(Exception):
-    """A fault worth retrying later; `wait` is how long GitHub asked us to wait (0: our own backoff)."""
+    """A fault worth retrying later; `wait` is how long GitHub asked us to wait (0: our own backoff); `deferred`,
+    how many of the job's earlier attempts were put off for a rate limit (they failed nothing: see `Backoff`)."""
 
-    def __init__(self, message: str, wait: float = 0.0) -> None:
+    def __init__(self, message: str, wait: float = 0.0, *, deferred: int = 0) -> None:
         super().__init__(message)
         self.wait = wait
+        self.deferred = deferred
 
 
 class RateLimited(Transient):
@@ -46,18 +48,23 @@ class RateLimited(Transient):
 
 
 class Backoff(BaseRetryStrategy):
-    """2, 4, 8 … seconds (capped), or as long as GitHub asked, for at most `attempts` tries. A job put off for a
-    rate limit runs again exactly at the reset, up to `deferrals` times (a window is an hour at most)."""
+    """2, 4, 8 … seconds (capped), or as long as GitHub asked, for at most `attempts` failed tries. A job put off
+    for a rate limit runs again exactly at the reset, up to `deferrals` times (a window is an hour at most); a
+    deferral is not a failed try, so a job that waited out a rate limit still has all its retries."""
 
     def __init__(self, attempts: int = 8, base: float = 2.0, cap: float = 300.0, deferrals: int = 48) -> None:
         self.attempts, self.base, self.cap, self.deferrals = attempts, base, cap, deferrals
 
     def get_retry_decision(self, *, exception: BaseException, job: procrastinate.jobs.Job) -> RetryDecision | None:
-        if isinstance(exception, RateLimited) and job.attempts + 1 < self.deferrals:
-            return RetryDecision(retry_in={"seconds": max(1, min(_LONGEST_WINDOW, math.ceil(exception.wait)))})
-        if not isinstance(exception, Transient) or job.attempts + 1 >= self.attempts:
+        if not isinstance(exception, Transient):
             return None
-        wait = min(self.cap, max(exception.wait, self.base * 2 ** job.attempts))
+        deferred = max(0, min(exception.deferred, job.attempts))
+        if isinstance(exception, RateLimited) and deferred + 1 < self.deferrals:
+            return RetryDecision(retry_in={"seconds": max(1, min(_LONGEST_WINDOW, math.ceil(exception.wait)))})
+        failed = job.attempts - deferred  # the earlier attempts that failed; this one fails too
+        if failed + 1 >= self.attempts:
+            return None
+        wait = min(self.cap, max(exception.wait, self.base * 2 ** failed))
         return RetryDecision(retry_in={"seconds": int(wait) or 1})
 
 

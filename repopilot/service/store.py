@@ -102,6 +102,13 @@ class Store:
             conn.execute("UPDATE repopilot_job_runs SET finished_at = now(), outcome = %s "
                          "WHERE job_id = %s AND attempt = %s", (outcome, job_id, attempt))
 
+    def deferrals_before(self, job_id: int, attempt: int) -> int:
+        """How many of a job's attempts before `attempt` were put off for a rate limit (not failures)."""
+        with self._conn() as conn:
+            row = conn.execute("SELECT count(*) FROM repopilot_job_runs WHERE job_id = %s AND attempt < %s AND "
+                               "outcome = 'deferred'", (job_id, attempt)).fetchone()
+        return int(row[0]) if row else 0
+
     def save_trace(self, trace: RunTrace) -> None:
         data = trace.model_dump(mode="json")
         with self._conn() as conn:

@@ -5,12 +5,14 @@ closed, never duplicated; nothing on another branch or when the mode is off."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from repopilot.app import keep_failure_issues, load_settings, report_github_run
+from repopilot.app import Settings, keep_failure_issues, load_settings, report_github_run
 from repopilot.ci import (
     ISSUE_LABEL,
+    GitHubClient,
     Occurrence,
     ReportFailure,
     ReportLine,
@@ -46,13 +48,17 @@ def fake() -> FakeGitHub:
     return FakeGitHub(runs=_runs())
 
 
-def _report(fake: FakeGitHub, api: str, tmp_path: Path, run_id: int, *, on: bool = True) -> tuple[list[str], str]:
-    """Diagnose run `run_id` as `github report` does and keep its issues; returns the issue calls made while
-    keeping them (method and path) and what was skipped."""
+def _settings(api: str, tmp_path: Path, *, on: bool = True) -> Settings:
     env = {"GITHUB_API_URL": api, "XDG_STATE_HOME": str(tmp_path / "state"), "REPOPILOT_CACHE_DIR":
            str(tmp_path / "cache"), "REPOPILOT_RUNS_DIR": str(tmp_path / "runs"),
            "XDG_CONFIG_HOME": str(tmp_path / "config"), "REPOPILOT_FAILURE_ISSUES": "true" if on else "false"}
-    settings = load_settings(env, cwd=tmp_path)
+    return load_settings(env, cwd=tmp_path)
+
+
+def _report(fake: FakeGitHub, api: str, tmp_path: Path, run_id: int, *, on: bool = True) -> tuple[list[str], str]:
+    """Diagnose run `run_id` as `github report` does and keep its issues; returns the issue calls made while
+    keeping them (method and path) and what was skipped."""
+    settings = _settings(api, tmp_path, on=on)
     found = report_github_run(f"https://github.com/acme/shop/actions/runs/{run_id}", settings, no_llm=True)
     before = len(fake.calls)
     kept = keep_failure_issues(found, settings)
@@ -68,7 +74,9 @@ def test_created_once_then_updated_on_recurrence_never_duplicated(fake: FakeGitH
     with fake as api:
         first, said = _report(fake, api, tmp_path, 1)
         assert said == "#1 created"
-        assert _issue_calls(first) == ["GET /repos/acme/shop/issues", "POST /repos/acme/shop/issues"]
+        # Opened, then looked for again: an older issue of the same failure would win (see the race below).
+        assert _issue_calls(first) == ["GET /repos/acme/shop/issues", "POST /repos/acme/shop/issues",
+                                       "GET /repos/acme/shop/issues"]
         issue = fake.issues[0]
         assert [x["name"] for x in issue["labels"]] == [ISSUE_LABEL]
         assert issue["title"].startswith("CI failure on main: test: ")
@@ -103,6 +111,47 @@ def test_a_new_failure_beside_a_known_one_gets_its_own_issue(fake: FakeGitHub, t
     assert {marked_fingerprint(i["body"]) for i in fake.issues} == {
         marked_fingerprint(fake.issues[0]["body"]), marked_fingerprint(fake.issues[1]["body"])}
     assert fake.issues[1]["title"].startswith("CI failure on main: network: ")
+
+
+def test_two_runs_opening_the_same_new_failure_at_once_leave_one_open_issue(
+        fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run 2 lists the issues (none yet) and is about to open one when run 1, just as new, lists and opens its
+    own first: run 2 opens a second issue, finds run 1's older one when it looks again, closes its own as a
+    duplicate and counts its run in run 1's issue."""
+    real_create = GitHubClient.create_issue
+    raced: list[str] = []
+
+    def create_after_the_other_run(self: GitHubClient, owner: str, repo: str, fields: dict[str, Any]) -> Any:
+        if not raced:  # run 2's creation: run 1 runs through, from listing to opening, in between
+            raced.append("run 1")
+            raced.append(_report(fake, api, tmp_path / "other", 1)[1])
+        return real_create(self, owner, repo, fields)
+
+    with fake as api:
+        found = report_github_run("https://github.com/acme/shop/actions/runs/2", _settings(api, tmp_path),
+                                  no_llm=True)
+        monkeypatch.setattr(GitHubClient, "create_issue", create_after_the_other_run)
+        kept = keep_failure_issues(found, _settings(api, tmp_path))
+    assert raced == ["run 1", "#1 created"]
+    assert [(i.number, i.action) for i in kept.issues] == [(1, "updated")]
+    first, second = fake.issues
+    assert (first["state"], second["state"], second["state_reason"]) == ("open", "closed", "not_planned")
+    assert marked_fingerprint(first["body"]) == marked_fingerprint(second["body"])
+    state = read_issue_state(first["body"])
+    assert state is not None and (state.count, sorted(state.runs)) == (2, ["1", "2"])
+    assert fake.comments[2][0]["body"].startswith("Duplicate of #1")
+
+
+def test_a_younger_open_duplicate_is_closed_by_the_next_run(fake: FakeGitHub, tmp_path: Path) -> None:
+    """A listing that lagged let two issues of one failure stay open: the next run of it closes the younger."""
+    with fake as api:
+        _report(fake, api, tmp_path, 1)
+        fake.issues.append({**fake.issues[0], "number": 2, "html_url": "https://github.com/acme/shop/issues/2"})
+        calls, said = _report(fake, api, tmp_path, 2)
+    assert said == "#1 updated"
+    assert [i["state"] for i in fake.issues] == ["open", "closed"]
+    assert _issue_calls(calls) == ["GET /repos/acme/shop/issues", "POST /repos/acme/shop/issues/2/comments",
+                                   "PATCH /repos/acme/shop/issues/2", "PATCH /repos/acme/shop/issues/1"]
 
 
 def test_found_beyond_the_first_page_of_issues(fake: FakeGitHub, tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -67,3 +69,28 @@ def test_the_forced_edit_grammar_requires_exactly_the_edit_fields_of_that_tool()
     assert out[0]["function"]["parameters"] == {"type": "object", "required": ["path"], "additionalProperties": False,
                                                 "properties": {"path": {"type": "string", "description": "The file."}}}
     assert out[1] == tools[1] and narrowed(tools, "propose_fix", []) == tools
+
+
+def test_the_live_test_and_the_benchmarks_start_this_wrapper_on_loopback() -> None:
+    """tests/providers/test_live_llama.py and bench/live_fix_local.py both go through `launch`, which runs this
+    file (not the stock `python -m llama_cpp.server`) with the repaired chat format."""
+    server = _server_module()
+    argv = server.command(Path("m.gguf"), 8123, "--n_threads", "2")
+    assert argv[:2] == [sys.executable, str(ROOT / "bench" / "local_server.py")]
+    assert argv[2:] == ["--model", "m.gguf", "--chat_format", "chatml-function-calling", "--host", "127.0.0.1",
+                        "--port", "8123", "--n_threads", "2"]
+    for path in (ROOT / "tests" / "providers" / "test_live_llama.py", ROOT / "bench" / "live_fix_local.py"):
+        text = path.read_text()
+        assert "launch(" in text and "llama_cpp.server" not in text, path
+
+
+def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
+    # Without llama-cpp-python (as in CI) the wrapper exits at once: launch says so, with the server's output.
+    if importlib.util.find_spec("llama_cpp") is not None:
+        pytest.skip("llama-cpp-python is installed here: the server would start")
+    try:
+        _server_module().launch(tmp_path / "m.gguf", tmp_path / "server.log", timeout=60)
+    except RuntimeError as exc:
+        assert "the server exited" in str(exc) and "llama_cpp" in str(exc)
+    else:
+        raise AssertionError("launch returned without a server")

@@ -312,3 +312,49 @@ def test_a_repeated_read_only_call_runs_again_with_a_note_before_its_result(tmp_
     assert results["c1"] == "3" and results["c3"] == "4"  # first time, and a different call: no note
     assert results["c2"].startswith("[you made this same call in an earlier turn") and results["c2"].endswith("\n3")
     assert result.status == "completed"
+
+
+def test_repeats_are_told_across_turns_only_by_value_and_after_a_resume(tmp_path: Path) -> None:
+    """The seen calls are kept as the conversation grows: twice in one reply is not a repeat, the same arguments in
+    another key order are, and a resumed run knows the calls made before it was stopped."""
+    agent, model = make_agent(tmp_path, [
+        {"tool_calls": [{"id": "c1", "name": "add", "arguments": {"a": 1, "b": 2}},
+                        {"id": "c2", "name": "add", "arguments": {"a": 1, "b": 2}}]},
+        {"tool_calls": [{"id": "c3", "name": "add", "arguments": {"b": 2, "a": 1}},
+                        {"id": "c4", "name": "add", "arguments": {"a": 5, "b": 5}}]},
+        "done",
+    ])
+    start(agent)
+    noted = {m.tool_call_id: m.content.startswith("[you made this same call")
+             for m in model.calls[2]["messages"] if isinstance(m, ToolResultMessage)}
+    assert noted == {"c1": False, "c2": False, "c3": True, "c4": False}
+
+    # Stopped (Ctrl-C) while running the second reply's call: the resumed run knows the first reply's call from
+    # what it loaded from the trace, so the pending repeat still gets its note.
+    stop = [False, True]
+
+    @tool
+    def look(path: str) -> str:
+        """Read a file.
+
+        Args:
+            path: The file.
+        """
+        if stop.pop(0):
+            raise KeyboardInterrupt
+        return f"contents of {path}"
+
+    rec = TraceRecorder.start("ask", "goal", directory=tmp_path)
+    first = Agent(ScriptedModel([{"tool_calls": [{"id": "r1", "name": "look", "arguments": {"path": "a.py"}}]},
+                                 {"tool_calls": [{"id": "r2", "name": "look", "arguments": {"path": "a.py"}}]}]),
+                  ToolRegistry([look]), rec, Budgets())
+    with pytest.raises(KeyboardInterrupt):
+        start(first)
+    stop.append(False)
+    resumed_model = ScriptedModel(["done"])
+    resumed = Agent(resumed_model, ToolRegistry([look]), TraceRecorder.resume(rec.trace.run_id, tmp_path))
+    assert resumed.resume().status == "completed"
+    results = {m.tool_call_id: m.content for m in resumed_model.calls[0]["messages"]
+               if isinstance(m, ToolResultMessage)}
+    assert results["r1"] == "contents of a.py"
+    assert results["r2"].startswith("[you made this same call") and results["r2"].endswith("contents of a.py")

@@ -1,17 +1,15 @@
 """A real model behind a real OpenAI-compatible server: llama.cpp's server with SmolLM2-135M (the `local`
-extra), on loopback. Run with `bench/live_local_model.sh` or `pytest -m live`."""
+extra), on loopback, started as the live benchmarks start it (bench/local_server.py: tool results shown to the
+model, completions capped). Run with `bench/live_local_model.sh` or `pytest -m live`; skipped without them."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import httpx
 import pytest
 
 from repopilot.cli.main import main
@@ -20,6 +18,7 @@ from repopilot.providers.openai import openai_model
 
 pytestmark = pytest.mark.live
 
+ROOT = Path(__file__).resolve().parents[2]
 GOAL = "What does the file src/calc.py contain? Call read_file with path src/calc.py."
 
 
@@ -31,40 +30,28 @@ def _gguf() -> Path:
     return found[0]
 
 
+def _local_server() -> Any:
+    """bench/local_server.py: llama.cpp's server with the repairs the live benchmarks run it with."""
+    spec = importlib.util.spec_from_file_location("local_server", ROOT / "bench" / "local_server.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp")
     gguf = _gguf()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with log.open("wb") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
-             "--chat_format", "chatml-function-calling", "--host", "127.0.0.1", "--port", str(port)],
-            stdout=sink, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
+    server = _local_server()
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama.cpp server exited ({proc.returncode}):\n{log.read_text()[-2000:]}")
-            try:
-                if httpx.get(url + "/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama.cpp server did not start within 120 s")
-            time.sleep(0.5)
+        proc, url = server.launch(gguf, tmp_path_factory.mktemp("llama") / "server.log", timeout=120)
+    except RuntimeError as exc:
+        pytest.fail(f"llama.cpp server (bench/local_server.py): {exc}")
+    try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        server.stop(proc)
 
 
 def test_ask_gets_a_real_tool_call_and_runs_it(llama_server: str, git_repo: Path,

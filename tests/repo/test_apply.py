@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from repopilot.core import ApprovalError, diff_sha256
-from repopilot.repo.apply import AppliedFix, apply_fix, branch_for, find_applied
+from repopilot.repo.apply import AppliedFix, apply_fix, branch_for, commit_object, find_applied, rebuild_commit
 
 FIX = """--- a/src/calc.py
 +++ b/src/calc.py
@@ -116,3 +116,42 @@ def test_the_commit_keeps_the_whole_explanation() -> None:
     assert short.startswith("repopilot: Make add() add.\n\nMake add() add. It subtracted.\n\nWhy: the test.\n\n")
     fits = _message("r1", "abc", "Make add() add.\n\nWhy: the test.", "me")
     assert fits.startswith("repopilot: Make add() add.\n\nWhy: the test.\n\nRepoPilot-Run: r1\n")
+
+
+def _fresh_clone(source: Path, target: Path, ref: str = "main") -> Path:
+    # --no-local: only what `ref` reaches is copied (a local clone would copy every object of the source).
+    subprocess.run(["git", "clone", "-q", "--no-local", "--single-branch", "--branch", ref, str(source), str(target)],
+                   check=True, capture_output=True)
+    return target
+
+
+def test_a_fresh_checkout_makes_exactly_the_approved_commit_again(git_repo: Path, tmp_path: Path) -> None:
+    """A retried hand-off runs in a new clone that lacks the approved commit (it was never pushed): the recorded
+    object and the diff make it again, with the same id, not a look-alike with a new date."""
+    applied = _apply(git_repo)
+    stored = commit_object(git_repo, applied.commit)
+    clone = _fresh_clone(git_repo, tmp_path / "clone")
+    missing = subprocess.run(["git", "cat-file", "-e", applied.commit], cwd=clone, capture_output=True)
+    assert missing.returncode != 0  # the clone of main does not hold the branch's commit
+    rebuild_commit(clone, FIX, applied.commit, stored)
+    assert _git(clone, "cat-file", "commit", applied.commit) == stored
+    assert _git(clone, "show", f"{applied.commit}:src/calc.py") == "def add(a, b):\n    return a + b\n"
+
+
+def test_a_commit_that_cannot_be_made_again_is_refused_clearly(git_repo: Path, tmp_path: Path) -> None:
+    applied = _apply(git_repo)
+    stored = commit_object(git_repo, applied.commit)
+    clone = _fresh_clone(git_repo, tmp_path / "clone")
+    # An altered record (another message) would hash to another commit: refused, nothing written.
+    with pytest.raises(ApprovalError, match=r"could not be made again here .*nothing was pushed"):
+        rebuild_commit(clone, FIX, applied.commit, stored.replace("Add, not subtract", "Add, not multiply"))
+    # A diff that is not the one the tree came from gives another tree.
+    other = FIX.replace("return a + b", "return b + a")
+    with pytest.raises(ApprovalError, match=r"gives another tree"):
+        rebuild_commit(clone, other, applied.commit, stored)
+    # A branch rewritten since: the parent is gone from the new checkout.
+    _git(git_repo, "commit", "-q", "--amend", "-m", "rewritten")
+    rewritten = _fresh_clone(git_repo, tmp_path / "rewritten")
+    with pytest.raises(ApprovalError, match=r"its parent [0-9a-f]{12} is not in this checkout"):
+        rebuild_commit(rewritten, FIX, applied.commit, stored)
+    assert subprocess.run(["git", "cat-file", "-e", applied.commit], cwd=clone, capture_output=True).returncode != 0

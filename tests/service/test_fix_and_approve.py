@@ -126,3 +126,29 @@ def test_an_installation_over_its_budget_gets_no_model_call(service: Service, pr
 
 def test_approve_without_a_sha256_explains_how(service: Service, pr: str) -> None:
     assert "/repopilot approve <sha256>" in _command(service, "/repopilot approve it please", "mona", 70)
+
+
+def test_a_push_that_failed_is_retried_with_exactly_the_approved_commit(service: Service, pr: str,
+                                                                         tmp_path: Path) -> None:
+    """The first approval's push is refused by the remote: the approval and its commit are recorded, the user is
+    told how to retry; the retry runs in a fresh checkout that lacks the commit and pushes that very commit."""
+    bare = tmp_path / "remote.git"
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'remote: pushes are closed for maintenance' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    proposal = _command(service, "/repopilot fix", "mona", 31)
+    sha256 = proposal.split("/repopilot approve ")[1].split()[0]
+
+    failed = _command(service, f"/repopilot approve {sha256}", "mona", 42)
+    assert "could not hand off" in failed and f"/repopilot approve {sha256}` again to retry" in failed
+    assert _branches(bare) == ["refs/heads/feature"]
+    (trace,) = service.sql("SELECT trace FROM repopilot_traces WHERE command = 'fix'")[0]
+    approved = trace["proposal"]["commit"]
+    assert trace["proposal"]["decision"] == "approved" and trace["proposal"]["commit_object"]
+
+    hook.unlink()
+    done = _command(service, f"/repopilot approve {sha256}", "mona", 43)
+    assert "draft pull request #1000" in done
+    branch = next(b for b in _branches(bare) if b.startswith("refs/heads/repopilot/"))
+    assert _git(bare, "rev-parse", branch).strip() == approved  # the recorded commit itself, not a look-alike
+    assert _git(bare, "rev-parse", f"{branch}^").strip() == pr

@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import run  # noqa: E402
-from shapes import SHAPES, Step  # noqa: E402
+from record import run
+from shapes import SHAPES, Step
 
-__all__ = ["SHAPES", "Step", "WORK", "after", "between", "cached", "env", "grep", "project", "shape_of", "version"]
+__all__ = ["SHAPES", "WORK", "Step", "after", "between", "cached", "env", "grep", "project", "shape_of", "version"]
 
 WORK = Path(os.environ.get("CORPUS_WORK", "/tmp/corpus-a"))
 TOOLS = WORK / "tools" / "bin"

@@ -127,7 +127,7 @@ def _gitlab(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
     doc.add(f"section_start:{t0 + 5}:step_script{clear}{head}Executing \"step_script\" stage of the job script"
             f"{ESC}[0;m")
     failed = 0
-    for n, step in enumerate(steps):
+    for n, step in enumerate(steps):  # noqa: B007 (n is read after the loop: the step the script stopped at)
         for cmd in step.command.splitlines() or [""]:
             doc.add(f"{ESC}[32;1m$ {cmd}{ESC}[0;m")
         doc.add_output(step)

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from record import find, run, write_case  # noqa: E402
-from shapes import SHAPES, Step  # noqa: E402
+from record import find, run, write_case
+from shapes import SHAPES, Step
 
 __all__ = ["SHAPES", "Case", "block", "find", "shape_for", "version"]
 

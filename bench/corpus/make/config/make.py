@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import WORK, Step, cleanup, env, grep, project, shape_of, version  # noqa: E402
-from record import find, run, write_case  # noqa: E402
+from kit import WORK, Step, cleanup, env, grep, project, shape_of, version
+from record import find, run, write_case
 
 Made = tuple[list[Step], str, str, str, str]  # steps, tool, category, made_by, ecosystem
 
@@ -106,7 +106,7 @@ CMD ["python", "-m", "shop_api"]
 def step(cmd: str, root: Path, e: dict[str, str] | None = None) -> Step:
     o, c = run(cmd, cwd=root, env=env(**(e or {})))
     assert c == 0, (cmd, o)
-    return Step(cmd.split()[0].title(), cmd, o)
+    return Step(cmd.split(maxsplit=1)[0].title(), cmd, o)
 
 
 def lint_case(name: str, shape: str, files: dict[str, str], cmd: str, tool: str, category: str, eco: str,
@@ -189,7 +189,7 @@ def markdownlint_readme(name: str, shape: str) -> Made:
                                                                    "open the docs at http://localhost:8080/docs .") + \
         "\n\n#### Notes\n* one\n+ two\n"
     return lint_case(name, shape, {"README.md": bad, "docs/api.md": "# API\n\nSee the OpenAPI file.\n"},
-                     f"markdownlint '**/*.md' --ignore node_modules", "markdownlint", "lint", "markdown",
+                     "markdownlint '**/*.md' --ignore node_modules", "markdownlint", "lint", "markdown",
                      lambda o: grep(o, r"^\S+\.md:\d+(:\d+)? (error )?MD\d+", limit=20),
                      made=f"markdownlint-cli {version(MDL_BIN + ' --version')}")
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import WORK, Step, cleanup, env, first3, grep, node_project, project, shape_of, version  # noqa: E402
-from record import run, write_case  # noqa: E402
+from kit import WORK, Step, cleanup, env, first3, grep, node_project, project, shape_of, version
+from record import run, write_case
 
 Made = tuple[list[Step], str, str, str, str]  # steps, tool, category, made_by, ecosystem
 PY = sys.executable
@@ -347,7 +347,7 @@ def bundler_source_connection_refused(name: str, shape: str) -> Made:
 class _Handler(http.server.BaseHTTPRequestHandler):
     mode = "503"
 
-    def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+    def do_GET(self) -> None:
         if self.mode == "hang":
             time.sleep(30)
             return

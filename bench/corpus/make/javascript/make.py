@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import NPM_CACHE, Step, cleanup, env, grep, node_project, shape_of  # noqa: E402
-from record import find, run, write_case  # noqa: E402
+from kit import NPM_CACHE, Step, cleanup, env, grep, node_project, shape_of
+from record import find, run, write_case
 
 V = {"jest": "30.5.2", "mocha": "12.0.3", "vitest": "4.1.12", "typescript": "7.0.2", "eslint": "10.16.0",
      "@eslint/js": "10.0.1", "prettier": "3.10.1", "esbuild": "0.28.2", "webpack": "5.113.0",
@@ -154,7 +154,7 @@ def npm_case(name: str, shape: str, deps: list[str], files: dict[str, str], scri
     out, code = run(cmd, cwd=root, env=env(**e))
     assert code != 0, out
     plain = [re.sub(r"\x1b\[[0-9;]*m", "", t) for t in out]
-    steps.append(Step(cmd.split()[-1].title(), cmd, out, code, causal=causal(plain),
+    steps.append(Step(cmd.rsplit(maxsplit=1)[-1].title(), cmd, out, code, causal=causal(plain),
                       context=find(plain, ctx, limit=2) if ctx else []))
     for p in post:
         o, _ = run(p, cwd=root, env=env(**e))
@@ -316,15 +316,15 @@ def mocha_causal(o: list[str]) -> list[int]:
             if i + 1 < len(o) and o[i + 1].strip().endswith(":"):
                 idx.append(i + 1)
             continue
-        if not s or s.endswith(":") and i - 1 in idx:
+        if not s or (s.endswith(":") and i - 1 in idx):
             continue
         if s.startswith("at "):
             if re.search(r"\((src|test)/|/(src|test)/", s) and "node_modules" not in s:
                 idx.append(i)
             continue
         if kept < 6 and (re.match(r"^(Uncaught )?\w*(Error|Exception)\b", s) or "!==" in s or
-                         re.match(r"^[+-]\S|^[+-] {2,}\S", s) and "expected - actual" not in s
-                         and "actual - expected" not in s):
+                         (re.match(r"^[+-]\S|^[+-] {2,}\S", s) and "expected - actual" not in s
+                         and "actual - expected" not in s)):
             idx.append(i)
             kept += 1
     return sorted(set(idx))
@@ -433,7 +433,7 @@ def node_test_spec(name: str, shape: str) -> Made:
     def causal(o: list[str]) -> list[int]:
         start = grep(o, r"failing tests:")[0]
         idx = [i for i in range(start + 1, len(o)) if re.match(r"^\s*(✖|AssertionError|TypeError|Error)", o[i])
-               or re.search(r"\(file://\S+/test/", o[i]) and "node_modules" not in o[i] or "!==" in o[i]]
+               or (re.search(r"\(file://\S+/test/", o[i]) and "node_modules" not in o[i]) or "!==" in o[i]]
         idx += [i for i in range(start + 1, len(o)) if re.match(r"^\s+[+-] '", o[i])][:6]
         return sorted(set(idx))
     return npm_case(name, shape, [], root_files, {"test": "node --test --test-reporter=spec test/"}, "npm test",
@@ -468,9 +468,8 @@ def vitest_causal(o: list[str]) -> list[int]:
     for i in range(start + 1, len(o)):
         s = o[i].strip()
         if re.match(r"^(FAIL|×) ", s) or re.match(r"^\w*(Error|Exception):", s) or s.startswith("❯ test/") or \
-                s.startswith("❯ src/"):
-            idx.append(i)
-        elif re.match(r"^[+-] ", s) and not re.match(r"^[+-] (Expected|Received)$", s):
+                s.startswith("❯ src/") or \
+                (re.match(r"^[+-] ", s) and not re.match(r"^[+-] (Expected|Received)$", s)):
             idx.append(i)
         elif re.match(r"^\d+\|", s) and i + 1 < len(o) and re.match(r"^\s*\|\s+\^", o[i + 1]):
             idx += [i, i + 1]
@@ -722,7 +721,7 @@ def npm_fail(name: str, shape: str, mutate: Callable[[Path], None], cmd: str, ca
     out, code = run(cmd, cwd=root, env=env(npm_config_cache=NPM_CACHE, NO_COLOR="1"))
     assert code != 0, out
     out = [re.sub(r"/root/\.npm/_logs/", "/home/runner/.npm/_logs/", t) for t in out]
-    steps.append(Step(cmd.split()[-1].title(), cmd, out, code, causal=causal(out)))
+    steps.append(Step(cmd.rsplit(maxsplit=1)[-1].title(), cmd, out, code, causal=causal(out)))
     cleanup(root)
     return steps, "npm", category, "npm " + o0[1]
 

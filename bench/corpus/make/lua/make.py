@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, first3, grep, project, shape_of, version  # noqa: E402
-from record import find, run, write_case  # noqa: E402
+from kit import Step, cleanup, env, first3, grep, project, shape_of, version
+from record import find, run, write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -131,7 +131,7 @@ def lua_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool:
     plain = [re.sub(r"\x1b\[[0-9;]*m", "", t) for t in out]
     steps.append(Step(tool.title(), cmd, out, code, causal=causal(plain), context=find(plain, ctx) if ctx else []))
     cleanup(root)
-    return steps, tool, category, version(f"{tool.split()[0]} --version 2>&1 | head -1") + \
+    return steps, tool, category, version(f"{tool.split(maxsplit=1)[0]} --version 2>&1 | head -1") + \
         f" ({version('lua5.4 -v')})"
 
 

@@ -4,7 +4,7 @@ link errors, runtime checks that stop a test program, and each language's own un
 from __future__ import annotations
 
 from gen import case
-from ws import Case, block, find, version
+from ws import Case, find, version
 
 GFORTRAN = version("gfortran --version")
 FPC = "Free Pascal Compiler " + version("fpc -iV")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, grep, project, shape_of, version  # noqa: E402
-from record import find, run, write_case  # noqa: E402
+from kit import Step, cleanup, env, grep, project, shape_of
+from record import find, run, write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -130,9 +130,8 @@ def prove_causal(o: list[str]) -> list[int]:
             while j < len(o) and re.match(r"^#\s{2,}\S", o[j].strip()) and not re.match(r"^#\s+Failed test", o[j].strip()):
                 idx.append(j)
                 j += 1
-        elif re.match(r"^not ok \d+", s) and "# TODO" not in s:
-            idx.append(i)
-        elif re.search(r" at \S+ line \d+\.?$", s) and not s.startswith("#") or \
+        elif (re.match(r"^not ok \d+", s) and "# TODO" not in s) or \
+                (re.search(r" at \S+ line \d+\.?$", s) and not s.startswith("#")) or \
                 re.match(r"^# Looks like you planned", s):
             idx.append(i)
     return sorted(set(idx))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, first3, grep, project, shape_of, version  # noqa: E402
-from record import find, run, write_case  # noqa: E402
+from kit import Step, cleanup, env, first3, grep, project, shape_of, version
+from record import find, run, write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -202,10 +202,8 @@ def phpunit_causal(o: list[str]) -> list[int]:
             block = False
         if not block or not t.strip():
             continue
-        if re.match(r"^\d+\) ", t) or re.match(r"^/\S+/(src|tests)/\S+\.php:\d+$", t):
-            idx.append(i)
-        elif not t.startswith("/") and not t.startswith("--- Expected") and not t.startswith("+++ Actual") \
-                and not t.startswith("@@"):
+        if re.match(r"^\d+\) ", t) or re.match(r"^/\S+/(src|tests)/\S+\.php:\d+$", t) or \
+                not t.startswith(("/", "--- Expected", "+++ Actual", "@@")):
             idx.append(i)
     return sorted(set(idx))
 

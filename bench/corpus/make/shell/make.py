@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cached, cleanup, env, first3, grep, project, shape_of, version  # noqa: E402
-from record import find, run, write_case  # noqa: E402
+from kit import Step, cached, cleanup, env, first3, grep, project, shape_of, version
+from record import find, run, write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -141,7 +141,7 @@ def sc_tty(o: list[str]) -> list[int]:
         if re.match(r"^In \S+ line \d+:$", t):
             idx += [i, i + 1]
         elif re.search(r"\^-+ SC\d{4} \((error|warning)\)|\^-- SC\d{4} \((error|warning)\)", t) or \
-                re.search(r"SC\d{4} \((error|warning|info|style)\):", t) and "^" in t:
+                (re.search(r"SC\d{4} \((error|warning|info|style)\):", t) and "^" in t):
             idx.append(i)
     return sorted(set(idx))
 

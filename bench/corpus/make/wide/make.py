@@ -33,9 +33,9 @@ from pathlib import Path
 os.environ.setdefault("CORPUS_WORK", "/tmp/corpus-w")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import WORK, Step, cleanup, env, grep, project, shape_of  # noqa: E402
-from record import find, run, write_case  # noqa: E402
-from shapes import render  # noqa: E402
+from kit import WORK, Step, cleanup, env, grep, project, shape_of
+from record import find, run, write_case
+from shapes import render
 
 PIP_TOOLS = ["pytest", "robotframework", "behave", "sqlfluff", "ansible-core", "pre-commit", "uv", "ziglang", "poetry",
              "check-jsonschema"]
@@ -885,7 +885,7 @@ test "sum of a slice" {
 def zig_case(name: str, shape: str, src: str, cmd: str, causal: Callable[[list[str]], list[int]],
              category: str) -> Made:
     root = project(name, shape, {"src/mathx.zig": src})
-    steps = steps_for(root, [("Zig version", f"{ZIG} version")], cmd.split()[0].title(),
+    steps = steps_for(root, [("Zig version", f"{ZIG} version")], cmd.split(maxsplit=1)[0].title(),
                       cmd.replace("zig ", f"{ZIG} ", 1), causal, env_extra={"ZIG_GLOBAL_CACHE_DIR": str(WORK / "zig")})
     steps[-1].command = cmd
     cleanup(root)
@@ -985,11 +985,11 @@ def index(files: dict[str, list[Path]], status: int = 200) -> Iterator[str]:
         def log_message(self, *a: object) -> None:
             pass
 
-        def do_HEAD(self) -> None:  # noqa: N802
+        def do_HEAD(self) -> None:
             self.head_only = True
             self.do_GET()
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             if status != 200:
                 self.send_response(status)
                 self.send_header("Retry-After", "60")
@@ -1259,7 +1259,7 @@ def main(argv: list[str]) -> int:
                 log = folder / "fail.log"
                 log.write_text(prefix + log.read_text())
                 lab = (folder / "label.toml").read_text()
-                lab = re.sub(r"^(causal|context) = (\[.*\])$", lambda m: m.group(1) + " = " + json.dumps(
+                lab = re.sub(r"^(causal|context) = (\[.*\])$", lambda m, shift=shift: m.group(1) + " = " + json.dumps(
                     ["-".join(str(int(x) + shift) for x in s.split("-")) for s in json.loads(m.group(2))]),
                     lab, flags=re.M)
                 (folder / "label.toml").write_text(lab)
