@@ -36,6 +36,14 @@ CASES = (
     "protobuf/protoc-import-missing",
     "robot/robot-failed-check",
     "solidity/solc-type-error",
+    "lisp/sbcl-assertion",
+    "scheme/guile-srfi64-failure-crlf",
+    "forth/gforth-failed-assertion",
+    "cobol/cobc-undefined-name",
+    "vala/valac-type-error",
+    "xml/xmllint-schema",
+    "latex/chktex-warnings",
+    "html/tidy-html-errors",
 )
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "build_diagnosis",
     "failing_region",
     "is_trailer",
+    "job_starts",
 ]
 
 CONFIDENT = 0.6  # below this the top failure is "not confident" and may be escalated
@@ -131,8 +132,48 @@ def _int(value: str | None) -> int | None:
         return None
 
 
+# Where a job's log begins: a log may hold several jobs (a run's logs concatenated, a downloaded run log). GitHub's
+# set-up groups are always kept by the scan; the others are seen when they sit near a hit or in the tail.
+_JOB_START = re.compile(r"^(?:##\[group\](?:Operating System|Runner Image)$|Current runner version:|"
+                        r"Running with gitlab-runner\b|travis_fold:start:worker_info\b|"
+                        r"\[Pipeline\] Start of Pipeline$|"
+                        r"Started by (?:user|timer|upstream project|an SCM change|GitHub|remote host|"
+                        r"branch indexing)\b)")
+_SAME_JOB = 15  # start markers this close together begin one job (GitHub prints several in its set-up)
+
+
+# The end of a failed job of another CI system than GitHub Actions (its exit markers are kept in the tail).
+_OTHER_END = re.compile(r"^(?:Finished: (?:FAILURE|ABORTED|UNSTABLE)\s*$|ERROR: Job failed\b|"
+                        r"Done\. Your build exited with [1-9])")
+
+
+def job_starts(res: ScanResult) -> list[int]:
+    """The lines where a job's log begins, when the log shows more than one job's beginning (else empty). A job
+    of another CI system that ends the log after a failed GitHub job begins after that job's exit marker."""
+    found = {g.line for g in res.groups if _JOB_START.match(g.text)}
+    found |= {n for n, t in res.text.items() if t[:1] in "#CRtS[" and _JOB_START.match(t)}
+    found |= {m.line for m in res.tail if _JOB_START.match(m.text)}
+    exits = [m.line for m in res.errors if _PROCESS_EXIT.match(m.text)]
+    if exits and any(m.line > exits[-1] and _OTHER_END.match(m.text) for m in res.tail):
+        found.add(exits[-1] + 1)
+    starts: list[int] = []
+    for n in sorted(found):
+        if not starts or n - starts[-1] > _SAME_JOB:
+            starts.append(n)
+    return starts if len(starts) > 1 else []
+
+
 def _failing_step(res: ScanResult) -> StepInfo | None:
-    for marker in res.errors:
+    """The failing GitHub step: the first whose exit marker says it failed, in the last job of the log that has
+    one (a log of several jobs is read from its end: the last failing job is the one diagnosed)."""
+    markers = [m for m in res.errors if _PROCESS_EXIT.match(m.text)]
+    starts = job_starts(res)
+    if starts and markers:
+        if starts[-1] > markers[-1].line:
+            return None  # the last job's failure is not a GitHub step
+        last_job = max((s for s in starts if s < markers[-1].line), default=0)
+        markers = [m for m in markers if m.line > last_job]
+    for marker in markers:
         m = _PROCESS_EXIT.match(marker.text)
         if m is None:
             continue
@@ -185,6 +226,9 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
 
     if explicit:
         diag.region = region
+    # In a log of several jobs, the job that failed last: what failed in an earlier job (a disk that filled on
+    # another machine included) does not explain it.
+    starts = job_starts(res)
     failures: list[Failure] = []
     seen: dict[tuple[str, str], Failure] = {}
     group_lines = [g.line for g in res.groups]
@@ -249,7 +293,13 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     # test that failed before an inner build printed BUILD SUCCESS).
     region_text = " ".join(res.text.get(n, "") for f in in_region for a, b in f.ranges()
                            for n in range(a, min(b, a + 400) + 1))
+    last_job = _last_job(starts, region if explicit else None, strong)
     for f in strong:
+        if last_job and f.trigger < last_job and any(g.trigger >= last_job for g in strong):
+            decisions.append({"rule": f.rule, "line": f.trigger, "decision": "not causal",
+                              "why": f"in an earlier job of the log; the job that begins at line {last_job} failed "
+                                     "on its own"})
+            continue
         # A machine failure explains what follows it, but not when the job went on to run the commands of the
         # region where it failed (a cache step that hit a full disk and carried on).
         survived = f.category != "infrastructure"
@@ -311,6 +361,15 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
         diag.escalation_reason = ("no rule fired" if top is None else
                                   f"no confident rule: best {top.rule} scored {top.score:.2f} < {CONFIDENT}")
     return diag
+
+
+def _last_job(starts: list[int], region: tuple[int, int] | None, strong: list[Failure]) -> int:
+    """Where the job being diagnosed begins in a log of several (0: one job): the job holding the failing step
+    when the log's markers say which, else the job holding the last strong failure (the end of the log wins)."""
+    if not starts or not strong:
+        return 0
+    anchor = region[0] if region is not None else max(f.trigger for f in strong)
+    return max((s for s in starts if s <= anchor), default=0)
 
 
 _TRAVIS_EXIT = re.compile(r'^The command "(?P<cmd>.+)" exited with [1-9]\d*\.?\s*$')

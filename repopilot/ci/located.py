@@ -8,7 +8,7 @@ import re
 
 from .diagnosis import CONFIDENT, Diagnosis, Failure, is_trailer
 from .fingerprint import LOCATOR
-from .locator import LocatorModel, Scored, candidates, locate
+from .locator import LocatorModel, Scored, candidates, detect_shape, find_end, locate, score_lines
 from .scanner import ScanResult
 
 __all__ = ["LOCATOR_RULE", "apply_locator"]
@@ -46,6 +46,7 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
     """Rules decide where they fire; where none fired confidently, the locator chooses the causal lines."""
     if any(_strong(f) for f in diag.failures):
         diag.decisions.append({"decision": "locator not used", "why": "a rule fired confidently"})
+        grow_rule_blocks(diag, res, model, dropped)
         return
     texts = candidates(res)
     step = diag.step
@@ -127,3 +128,74 @@ def _one_error_each(blocks: list[tuple[float, int, int, Scored]]) -> list[list[t
         else:
             groups.append([block])
     return [sorted(g, key=lambda x: (-x[0], x[1])) for g in groups]
+
+
+GROW_DOWN = 6  # lines a rule's block may grow by below its end, and above its start
+GROW_UP = 2
+GROW_FLOOR = 1.0  # share of the locator's threshold a neighbour must score to join
+# Lines a block does not grow onto: a warning beside the error (not part of it), a section's ruled heading.
+_NOT_GROWN = re.compile(r"^(?!.*\berror).*\bwarn(?:ing)?\b|^\s*[=_*#~-]{3,}.*[=_*#~-]{3,}\s*$", re.IGNORECASE)
+_GROW_FAILURES = 5
+_GROW_BLOCKS = 2
+_GROW_CHARS = 300  # of a line, for its features: a minified bundle's line costs what an ordinary one does
+_AROUND = 3  # lines scored beyond the growth's reach, for the features that read a line's neighbours
+
+
+def grow_rule_blocks(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped: set[int] | None = None) -> None:
+    """Rules decide where they fire; the locator extends their blocks to the whole error. A rule's block often
+    stops at its trigger (a runner's heading, an error line whose message, stack or expected/actual pair follows
+    on lines the rule does not describe, printed by a tool the rule was not written for): a neighbour of a causal
+    block that the locator scores as likely as its own choices joins it, a few lines at most each way."""
+    # The first causal failures (the ones the excerpt leads with), their first blocks: a log with hundreds of
+    # errors costs no more than one with a few.
+    causal = [f for f in diag.failures if f.causal and f.rule not in _WEAK_RULES and f.rule != LOCATOR_RULE]
+    causal = causal[:_GROW_FAILURES]
+    if not causal:
+        return
+    texts = candidates(res)
+    start, end = diag.region or (None, None)
+    if diag.step is not None:
+        start, end = diag.step.header_line or None, diag.step.error_line
+    # Only the lines around the blocks are scored (with the template and density features of that neighbourhood):
+    # scoring every candidate would cost a confident diagnosis what the locator costs one that no rule explains.
+    near = {n for f in causal for a, b in f.ranges()[:_GROW_BLOCKS]
+            for n in (*range(a - GROW_UP - _AROUND, min(a + _AROUND, b + 1)),
+                      *range(max(b - _AROUND, a), b + GROW_DOWN + _AROUND))}
+    around = {n: texts[n][:_GROW_CHARS] for n in near if n in texts}
+    skip = set(dropped or ()) | {n for n, t in around.items() if is_trailer(t) or not t.strip() or _NOT_GROWN.search(t)}
+    skip |= _script_lines(around, res)
+    around = {n: t for n, t in around.items() if n not in skip}
+    if not around:
+        return
+    end = find_end(texts, res.lines, end)
+    scored, _, _, _ = score_lines(around, total=res.lines, model=model, step_start=start, step_error_line=end,
+                                  shape=detect_shape(texts.values()))
+    likely = {s.line for s in scored if s.probability >= model.threshold * GROW_FLOOR}
+    taken = set(diag.error_lines)
+    grown: list[int] = []
+    for f in causal:
+        for a, b in f.ranges()[:_GROW_BLOCKS]:
+            below = _run(b + 1, 1, GROW_DOWN, likely, taken)
+            above = _run(a - 1, -1, GROW_UP, likely, taken)
+            if below:
+                f.extra_ranges.append((b + 1, below[-1]))
+            if above:
+                f.extra_ranges.append((above[-1], a - 1))
+            grown += below + above
+            taken.update(below + above)
+    if grown:
+        diag.error_lines = sorted(taken)
+        diag.decisions.append({"decision": "blocks grown", "lines": sorted(grown),
+                               "why": "neighbours of the rules' blocks that the locator scores at least "
+                                      f"{model.threshold * GROW_FLOOR:.2f}"})
+
+
+def _run(first: int, step: int, limit: int, likely: set[int], taken: set[int]) -> list[int]:
+    """The likely lines from `first` on in direction `step`, up to `limit` of them, stopping at the first that is
+    not likely or already causal."""
+    out: list[int] = []
+    n = first
+    while len(out) < limit and n in likely and n not in taken:
+        out.append(n)
+        n += step
+    return out

@@ -38,6 +38,7 @@ __all__ = [
     "detect_shape",
     "feature_rows",
     "locate",
+    "score_lines",
 ]
 
 SHAPES = ("github", "gitlab", "travis", "jenkins", "plain")
@@ -312,10 +313,11 @@ def candidates(res: ScanResult, limit: int = MAX_CANDIDATES) -> dict[int, str]:
     return texts
 
 
-def locate(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_start: int | None = None,
-           step_error_line: int | None = None, exclude: Iterable[int] = (), shape: str | None = None) -> Located:
-    """Score every candidate line and choose the causal ones: those at or above the model's threshold (else the
-    likeliest one), at most `max_lines` (the likeliest), grown into blocks by their likely neighbours."""
+def score_lines(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_start: int | None = None,
+                step_error_line: int | None = None, exclude: Iterable[int] = (), shape: str | None = None
+                ) -> tuple[list[Scored], str, int, int]:
+    """Every candidate line scored (in line order), the log's shape, the line where the failing step or job ended
+    and how many candidates there were."""
     skip = set(exclude)
     cand = {n: t for n, t in texts.items() if n not in skip}
     shape = shape or detect_shape(cand.values())
@@ -328,6 +330,15 @@ def locate(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_st
         p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
         why = sorted((c for c in contrib if c[1] > 0.05 and row.get(c[0], 0.0)), key=lambda c: -c[1])[:4]
         scored.append(Scored(n, p, [(k, round(v, 2)) for k, v in why]))
+    return scored, shape, end, len(cand)
+
+
+def locate(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_start: int | None = None,
+           step_error_line: int | None = None, exclude: Iterable[int] = (), shape: str | None = None) -> Located:
+    """Score every candidate line and choose the causal ones: those at or above the model's threshold (else the
+    likeliest one), at most `max_lines` (the likeliest), grown into blocks by their likely neighbours."""
+    scored, shape, end, count = score_lines(texts, total=total, model=model, step_start=step_start,
+                                            step_error_line=step_error_line, exclude=exclude, shape=shape)
     chosen = [s for s in scored if s.probability >= model.threshold]
     if not chosen and scored:
         # The job failed, so something in it says why: the likeliest line, however unsure (a linter that
@@ -340,7 +351,7 @@ def locate(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_st
                            model.threshold * model.extend)
     chosen = [by_line[n] for n in picked]
     chosen.sort(key=lambda s: -s.probability)
-    return Located(lines=chosen, blocks=_blocks(sorted(picked)), shape=shape, end=end, candidates=len(cand))
+    return Located(lines=chosen, blocks=_blocks(sorted(picked)), shape=shape, end=end, candidates=count)
 
 
 def extend_picked(picked: set[int], probability: Mapping[int, float], floor: float) -> set[int]:

@@ -54,11 +54,14 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
              r"clang-format|clang-tidy|cppcheck|cpplint|swiftlint|swiftformat|credo|phpcs|php-cs-fixer|pint|"
              r"scalafmt|scalastyle|hlint|ormolu|stylua|luacheck|selene|tflint|terraform fmt|sqlfluff|djlint|"
              r"htmlhint|jsonlint|taplo|nixfmt|alejandra|buf lint|protolint|licen[cs]e\w*|reuse lint|"
-             r"pre-commit|style\w*|dartfmt|dart format|dart analyze|mix format|cargo fmt|deno (?:lint|fmt)|"
+             r"pre-commit|style(?:check|guide)?|code-?style|dartfmt|dart format|dart analyze|mix format|"
+             r"cargo fmt|deno (?:lint|fmt)|"
              r"perlcritic|perltidy|php -l|perl -c|ruby -c|bash -n|sh -n|py_compile|compileall|xref|"
              r"format:check|check:format|fmt:check|lint:\w+|docs?|rustdoc|cargo doc|javadoc|sphinx-build|"
              r"mkdocs build --strict|doctest|go mod tidy|mod tidy|\w+-check|check-\w+|"
-             r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat)\b"),
+             r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat|"
+             r"tidy|htmlhint|html-validate|chktex|lacheck|mdformat|\w+fmt\b[^|;&]*--check|\w+format\b[^|;&]*--check|"
+             r"reuse|addlicense|spell\w*|proselint|alex|textlint|write-good)\b"),
     ("dependency", r"\b(?:npm (?:ci|install|i)|yarn install|yarn$|pnpm (?:install|i)|bun install|"
                    r"pip (?:install|download|sync)|pip-compile|pip-sync|poetry (?:install|lock|update)|"
                    r"uv (?:sync|lock|pip)|"
@@ -79,7 +82,12 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
               r"msbuild|dotnet build|swift build|swiftc|kotlinc|scalac|ghc|cabal build|stack build|dune build|"
               r"zig build|mix compile|elm make|assemble\w*|package|jar|wheel|sdist|setup\.py|python -m build|"
               r"docker build|buildx|podman build|mkdocs build|hugo|jekyll|nix build|rebar3 compile|"
-              r"install)\b"),
+              # Compilers and code generators by their own names: what they do is build.
+              r"protoc|buf generate|buf build|flatc|thrift|capnp compile|grpc_tools\.protoc|fpc|lazbuild|"
+              r"nim (?:c|cpp|js|compile)|nimble build|gdc|ldc2|dmd|gfortran|ifort|flang|valac|cobc|gnatmake|"
+              r"gprbuild|nasm|yasm|ocamlopt|ocamlc|ocamlfind|erlc|elixirc|crystal build|shards build|"
+              r"dart compile|rustc|solc|solcjs|zig build-exe|zig build-lib|sbcl --non-interactive --load|"
+              r"tcc|emcc|wasm-pack build|lessc|sassc?|stylus|coffee|install)\b"),
 )
 
 
@@ -160,6 +168,8 @@ _CUES = (
      r"\bformatting\b|\blint\w*\b|\bcheckstyle\b|\bviolations?\b|code style|trailing whitespace|"
      r"line too long|imported but unused|unused (?:import|variable)|misspell\w*|license header|"
      r"[\w./-]+:\d+:\d+:? \[?[A-Z]{1,4}\d{2,4}\]?\b|\bSC\d{4}\b|^diff --git|^--- a/|^\+\+\+ b/"),
+    # Findings a check reports as warnings, with a place and no error: what failed was a check that fails on them.
+    ("lint", 0.3, 0.45, r"^(?!.*\berror).*\bwarning\b.*\bline \d+|^(?!.*\berror).*\bline \d+.*\bwarning\b"),
     ("dependency", 0.55, 0.55, r"could not (?:resolve|find|collect|download|fetch) (?:\w+ )?(?:dependenc|artifact|"
      r"package|module|crate|gem|version)|unable to resolve|no matching (?:distribution|version|package)|"
      r"ERESOLVE|version solving failed|ResolutionImpossible|conflicting dependencies|"
@@ -210,10 +220,28 @@ def _normalise(command: str) -> tuple[str, str]:
     return text.replace("_", " "), program.replace("_", " ")
 
 
+_CHAIN = re.compile(r"\s(?:&&|\|\||;)\s|;\s")
+
+
 def command_category(command: str) -> tuple[str, float, str] | None:
     """What a command checks: (category, strength, the word that says so), or None. A tool named for its
     purpose (`eslint`, `pytest`, `cargo fmt --check`) is strong evidence; an umbrella word (`test`, `build`,
-    `make`) is weak, unless it is the program's own name (`./io_test`)."""
+    `make`) is weak, unless it is the program's own name (`./io_test`). A chain of commands whose parts check
+    different things (`ghc --make spec.hs && ./spec`: a build, then the tests) says only weakly which failed."""
+    line = command.strip().splitlines()[0] if command.strip() else ""
+    parts = [p for p in _CHAIN.split(line) if p.strip()]
+    if len(parts) < 2:
+        return _one_command(command)
+    found = [got for p in parts if (got := _one_command(p)) is not None]
+    if not found:
+        return None
+    best = max(reversed(found), key=lambda g: g[1])  # on a tie the later part: it ran only if the others passed
+    if any(g[0] != best[0] and g[1] >= 0.5 for g in found):
+        return best[0], min(best[1], 0.45), best[2]
+    return best
+
+
+def _one_command(command: str) -> tuple[str, float, str] | None:
     text, program = _normalise(command)
     best: tuple[str, float, str] | None = None
     for cat, rx in _specific_rx():

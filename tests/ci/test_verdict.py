@@ -85,10 +85,23 @@ def test_the_printed_confidence_is_the_deciding_one(tmp_path: Path) -> None:
     ("cmake --build build -j2", "build"),
     ("npm ci", "dependency"),
     ("black --check .", "lint"),
+    ("mkdir -p gen && protoc -I proto --python_out=gen proto/shop/api/order.proto", "build"),
+    ("fpc -Fusrc -FEbuild tests/testledger.pas", "build"),
+    ("nim c -r src/main.nim", "build"),
+    ("cobc -x -o build/payroll src/payroll.cob", "build"),
 ])
 def test_commands_say_what_they_check(command: str, category: str) -> None:
     got = command_category(command)
     assert got is not None and got[0] == category
+
+
+def test_a_chain_of_different_checks_is_weak_evidence() -> None:
+    # A build, then the tests it built: which of the two failed is for the output to say.
+    got = command_category("ghc --make -isrc -o build/spec test/Spec.hs && ./build/spec")
+    assert got is not None and got[1] < SAY_UNKNOWN
+    # A chain of one purpose stays strong.
+    got = command_category("mkdir -p build && cargo clippy -- -D warnings")
+    assert got is not None and got[0] == "lint" and got[1] >= 0.7
 
 
 def test_umbrella_commands_are_weak_evidence() -> None:
