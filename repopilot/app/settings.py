@@ -11,7 +11,6 @@ read from the environment only: a config file is something people commit.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -230,6 +229,8 @@ def user_config_path(environ: Mapping[str, str]) -> Path:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when a config file exists: most runs have none, and its import is a start-up cost
+
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +79,8 @@ def _checked(found: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _example() -> LogInput:
+    from importlib import resources  # --example only
+
     data = (resources.files("repopilot.ci") / "examples" / EXAMPLE_LOG).read_bytes()  # small, bundled
     return LogInput(name=f"example: {EXAMPLE_LOG}", open=lambda: io.BytesIO(data), size=len(data),
                     source=f"example:{EXAMPLE_LOG}")

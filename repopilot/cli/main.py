@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -142,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         return exit_code_for(exc)
     except Exception as exc:
         if _DEBUG[0]:
+            import traceback  # only to debug an unexpected error
+
             traceback.print_exc()
         else:
             err.print(f"repopilot: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "

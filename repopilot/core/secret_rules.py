@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 __all__ = ["SecretRule", "SecretRules", "default_rules", "shannon_entropy"]
@@ -279,7 +279,7 @@ def _trie(words: Iterable[str]) -> str:
 @lru_cache(maxsize=1)
 def default_rules() -> SecretRules:
     """gitleaks' rules and RepoPilot's own, compiled once per process."""
-    data = json.loads(resources.files(__package__).joinpath(_DATA).read_text(encoding="utf-8"))
+    data = json.loads(Path(__file__).with_name(_DATA).read_text(encoding="utf-8"))
     rules = [_rule(r, ours=True) for r in _REPOPILOT_RULES] + [_rule(r) for r in data["rules"]]
     glob = data.get("allow", {})
     return SecretRules(rules, _allow({"regexes": glob.get("regexes", []), "stopwords": glob.get("stopwords", [])}),

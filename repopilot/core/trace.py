@@ -5,8 +5,8 @@ passed redaction."""
 from __future__ import annotations
 
 import copy
+import os
 import re
-import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,7 +49,8 @@ def now_iso() -> str:
 
 def new_run_id() -> str:
     """Sortable by start time, unique without coordination."""
-    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+    # os.urandom is what `secrets.token_hex` reads (secrets' own import costs more than the id).
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + os.urandom(3).hex()
 
 
 _RUNS_DIR = [Path(".runs")]
@@ -185,7 +186,7 @@ class TraceRecorder:
               redactor: Redactor | None = None, **fields: Any) -> TraceRecorder:
         trace = RunTrace(run_id=run_id or new_run_id(), command=command, goal=goal, **fields)
         rec = cls(trace, directory, redactor=redactor)
-        rec._rewrite()
+        rec._rewrite(new=True)
         return rec
 
     @classmethod
@@ -300,14 +301,16 @@ class TraceRecorder:
             # A copy: the live values are dicts the loop and tools change in place.
             self._written[name] = copy.deepcopy(value)
 
-    def _rewrite(self) -> None:
+    def _rewrite(self, *, new: bool = False) -> None:
         t = self.trace
         header = t.model_dump(mode="json", exclude={"steps", "messages"})
         events: list[dict[str, Any]] = [{"trace": FORMAT, "version": VERSION, "run": self.redactor.value(header)}]
         events += [{"step": self.redactor.value(s.model_dump(mode="json"))} for s in t.steps]
         if t.messages:
             events.append({"messages": self.redactor.value(t.messages), "at": 0})
-        self.file.create(events)
+        # A new run's header is not fsynced: its outcome is (`_DURABLE`), two fsyncs per `diagnose` were one
+        # too many. A converted or restored trace replaces one that exists: that is synced.
+        self.file.create(events, sync=not new)
         self._messages_written = len(t.messages)
         self._remember_fields()
 

@@ -67,15 +67,17 @@ class TraceFile:
         self.size = 0  # bytes known to end with a complete line
         self.broken: ConfigError | None = None
 
-    def create(self, events: Iterable[dict[str, Any]]) -> None:
+    def create(self, events: Iterable[dict[str, Any]], *, sync: bool = True) -> None:
+        """The file anew (see `replace_with`); `sync=False` for a new run's first lines, which the run's outcome
+        is fsynced with later (a run lost before that was not finished anyway)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"cannot write traces to {self.path.parent}/: {exc.strerror or exc}; set "
                               "REPOPILOT_RUNS_DIR to a writable directory") from None
-        self.replace_with(events)
+        self.replace_with(events, sync=sync)
 
-    def replace_with(self, events: Iterable[dict[str, Any]]) -> None:
+    def replace_with(self, events: Iterable[dict[str, Any]], *, sync: bool = True) -> None:
         """Write the whole file anew, atomically (a new run, or an old-format trace converted)."""
         data = b"".join(encode(e) for e in events)
         tmp = None
@@ -83,8 +85,9 @@ class TraceFile:
             fd, tmp = tempfile.mkstemp(prefix=f".{self.path.stem}.", suffix=".tmp", dir=self.path.parent)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+                if sync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
             os.replace(tmp, self.path)
         except OSError as exc:
             if tmp is not None:

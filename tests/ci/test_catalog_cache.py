@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import io
 import os
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from repopilot.ci import catalog as catalog_mod
 from repopilot.ci import engine as engine_mod
 from repopilot.ci.catalog import LazyPattern, load_catalog
 from repopilot.ci.engine import default_scanner
@@ -42,7 +42,7 @@ def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the rule files were parsed again")
 
-    monkeypatch.setattr(catalog_mod.tomllib, "loads", refuse)
+    monkeypatch.setattr(tomllib, "loads", refuse)  # the catalog imports it only to parse
 
 
 def test_second_load_reads_the_cache_and_equals_the_first(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -118,11 +118,11 @@ def test_the_interrupt_message_names_the_real_run(repo_and_script: tuple[Path, P
 
 
 def test_ctrl_c_while_starting_up_ends_quietly_with_130(env: dict[str, str]) -> None:
-    # Deterministic stand-in for a Ctrl-C while the modules load: the first import of tomllib (the settings'
-    # reader) is interrupted (typer and pydantic are no longer among them: they load inside `main`, only for
-    # commands the quick path does not run, or data read back).
+    # Deterministic stand-in for a Ctrl-C while the modules load: the first import of json (the secret rules'
+    # reader) is interrupted (typer, pydantic and tomllib are no longer among them: they load inside `main`,
+    # only for commands the quick path does not run, data read back, or a config file).
     child = ("import builtins, sys\nreal = builtins.__import__\n"
-             "def slow(name, *a, **k):\n    if name == 'tomllib':\n        raise KeyboardInterrupt\n"
+             "def slow(name, *a, **k):\n    if name == 'json':\n        raise KeyboardInterrupt\n"
              "    return real(name, *a, **k)\n"
              "builtins.__import__ = slow\nsys.argv = ['repopilot', 'diagnose', '--example']\n"
              "from repopilot.cli import run\nrun()\n")
