@@ -1,7 +1,8 @@
 """`repopilot diagnose FILE` imports what it runs: no OTLP exporter, pygments, repository tools, escalation or
 other commands (each command's module is imported only when that command runs), and no HTTP client or model
 adapter: the providers' registry declares their names and variables as data, and `GitHubAccess` lives beside the
-run-URL parser. (httpx itself imports its own CLI, rich.progress and pygments with it.)"""
+run-URL parser. (httpx itself imports its own CLI, rich.progress and pygments with it.) Nor pydantic: the records it
+makes are dataclasses, validated by pydantic only when read back (core/record.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,12 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              "rich", "repopilot.cli.rich_console",
              # pydantic (about 100 ms with its schemas): the report, trace and history are dataclass records
              # (core/record.py), validated by pydantic only when read back
-             "pydantic", "pydantic_core")
+             "pydantic", "pydantic_core",
+             # only when there is something to read: --debug's traceback; run ids come from os.urandom, package
+             # data from the package's files
+             "traceback", "secrets", "importlib.resources", "importlib.metadata")
+# Warm (the catalog validated once and cached), TOML is parsed only from a config file, and there is none here.
+FORBIDDEN_WARM = (*FORBIDDEN, "tomllib")
 
 _CHILD = """
 import json, sys
@@ -38,10 +44,11 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 
 
 def _modules(tmp_path: Path, *args: str) -> list[str]:
-    env = {**os.environ, "REPOPILOT_RUNS_DIR": str(tmp_path / "runs"), "REPOPILOT_CACHE_DIR": str(tmp_path / "c")}
+    env = {**os.environ, "REPOPILOT_RUNS_DIR": str(tmp_path / "runs"), "REPOPILOT_CACHE_DIR": str(tmp_path / "c"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}  # no user config file (and no project one in tmp_path)
     for name in ("REPOPILOT_MODEL", "FORCE_COLOR", "TTY_COMPATIBLE"):  # no model; stderr is a pipe, left plain
         env.pop(name, None)
-    proc = subprocess.run([sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, env=env,
+    proc = subprocess.run([sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, env=env, cwd=tmp_path,
                           check=False, timeout=120)
     report = json.loads(proc.stderr.strip().splitlines()[-1])
     assert report["code"] == 0, proc.stderr
@@ -53,9 +60,11 @@ def _loaded(modules: list[str], name: str) -> bool:
 
 
 def test_diagnose_of_a_file_imports_no_exporter_pygments_or_other_command(tmp_path: Path) -> None:
-    modules = _modules(tmp_path, "diagnose", str(EXAMPLE), "--format", "json", "--no-llm")
-    assert "repopilot.ci.scanner" in modules  # it did diagnose
-    assert [m for m in FORBIDDEN if _loaded(modules, m)] == []
+    cold = _modules(tmp_path, "diagnose", str(EXAMPLE), "--format", "json", "--no-llm")
+    assert "repopilot.ci.scanner" in cold  # it did diagnose
+    assert [m for m in FORBIDDEN if _loaded(cold, m)] == []
+    warm = _modules(tmp_path, "diagnose", str(EXAMPLE), "--format", "json", "--no-llm")
+    assert [m for m in FORBIDDEN_WARM if _loaded(warm, m)] == []
 
 
 def test_help_still_lists_every_command(tmp_path: Path) -> None:
