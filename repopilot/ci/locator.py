@@ -62,7 +62,8 @@ _SUCCESS = re.compile(r"\b(?:passed|passing|success(?:ful(?:ly)?)?|succeeded|ok)
 _PATH_LINE = re.compile(r"[\w./\\-]+\.[A-Za-z]\w{0,9}(?::\d+|\(\d+(?:,\d+)?\)|:\[\d+(?:,\d+)?\])")
 _PATH_LINE_COL = re.compile(r"[\w./\\-]+\.[A-Za-z]\w{0,9}(?::\d+:\d+|\(\d+,\d+\)|:\[\d+,\d+\])")
 _LINE_WORD = re.compile(r"\bline \d+\b", re.IGNORECASE)
-_FRAME = re.compile(r"^\s+at [\w$.<>/]+[(\s]|^\s*File \".*\", line \d+|^\s*#\d+\s+0x[0-9a-f]+|^\s+\d+: 0x|"
+_FRAME = re.compile(r"^\s*\d{1,3}: \(|"  # a Lisp backtrace's numbered frame, `3: (ERROR ...)`
+                    r"^\s+at [\w$.<>/]+[(\s]|^\s*File \".*\", line \d+|^\s*#\d+\s+0x[0-9a-f]+|^\s+\d+: 0x|"
                     r"^\s*\.\.\. \d+ more|^\s+[\w/.-]+\.(?:go|rs|rb|js|ts|py|php|ex|exs):\d+|^\s*from \S+:\d+:in")
 _CARET = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~]+[\s\^~-]*$|^\s*\|\s*\^")
 _ASSERT = re.compile(r"\bassert\w*|\bexpected\b|\bactual\b|\breceived\b|\bto (?:equal|be|have|match)\b|"
@@ -354,14 +355,20 @@ def locate(texts: Mapping[int, str], *, total: int, model: LocatorModel, step_st
     return Located(lines=chosen, blocks=_blocks(sorted(picked)), shape=shape, end=end, candidates=count)
 
 
+GROW_LINES = 5  # how far a chosen line's block may grow each way over neighbours that score at the floor
+
+
 def extend_picked(picked: set[int], probability: Mapping[int, float], floor: float) -> set[int]:
-    """Chosen lines grown into blocks: a neighbour scoring at least `floor` joins (the lines around an error
-    message that carry its content), as does a single line between two chosen ones."""
+    """Chosen lines grown into blocks: neighbours scoring at least `floor` join, one after another up to
+    GROW_LINES each way (the lines under an error message that carry its content: the expected/actual pair, the
+    quoted source, the location), as does a single line between two chosen ones."""
     out = set(picked)
     for n in sorted(picked):
-        for k in (n - 1, n + 1):
-            if k not in out and probability.get(k, 0.0) >= floor:
+        for step in (-1, 1):
+            k = n + step
+            while abs(k - n) <= GROW_LINES and probability.get(k, 0.0) >= floor:
                 out.add(k)
+                k += step
     for n in sorted(out):
         if n + 2 in out and n + 1 not in out and n + 1 in probability:
             out.add(n + 1)

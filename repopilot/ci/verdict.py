@@ -201,7 +201,11 @@ _CUES = (
 # Test runners' closing counts, read from the lines before the end (guideline: not causal, but they say what ran).
 _TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs?|cases?)\b.*\b\d+ (?:failed|failures?|"
                            r"errors?)\b|\b\d+ failed\b.*\b\d+ passed\b|\bFAILED \((?:failures|errors)=|"
-                           r"\bTests:\s+\d+ failed|^not ok \d|Tests run: \d+, Failures: [1-9]", re.IGNORECASE)
+                           r"\bTests:\s+\d+ failed|^not ok \d|Tests run: \d+, Failures: [1-9]|"
+                           # `Cases: 5  Tried: 5  Errors: 0  Failures: 2`, `Checks: 4, Failures: 1`, tcltest's
+                           # `Total 3 Passed 2 Skipped 0 Failed 1`, `2 tests failed`, `1/1 modules FAILED unittests`
+                           r"\b(?:cases|checks|tests|tried|ran|total|examples)\b:?\s*\d+\b.*\b(?:failures|failed|"
+                           r"errors):?\s*[1-9]|\b[1-9]\d* tests? failed\b|\bmodules? FAILED unittests", re.IGNORECASE)
 _CUE_RX = tuple((cat, one, many, re.compile(rx, re.IGNORECASE)) for cat, one, many, rx in _CUES)
 # A failure of this kind explains a failure of any step; these combinations are normal, not a conflict.
 _EXPLAINS_ANY = {"infrastructure", "network", "dependency", "config"}

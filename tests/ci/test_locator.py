@@ -104,3 +104,15 @@ def test_one_error_printed_over_a_few_lines_is_one_failure_with_one_fingerprint(
         assert len(located) == 1, [f["message"] for f in located]
         prints.append(located[0]["fingerprint"])
     assert prints[0] == prints[1]
+
+
+def test_a_chosen_line_grows_over_its_likely_neighbours_as_far_as_they_go() -> None:
+    from repopilot.ci.locator import GROW_LINES, extend_picked
+
+    # An error header (10) and the lines under it that carry its content (11-13), then an unlikely line (14).
+    probability = {9: 0.05, 10: 0.9, 11: 0.4, 12: 0.35, 13: 0.3, 14: 0.1, 15: 0.5}
+    assert extend_picked({10}, probability, 0.3) == {10, 11, 12, 13}
+    # Bounded: a long run of likely lines stops GROW_LINES away from the chosen one.
+    run = {n: 0.5 for n in range(100, 130)}
+    grown = extend_picked({110}, run, 0.3)
+    assert grown == set(range(110 - GROW_LINES, 110 + GROW_LINES + 1))

@@ -163,3 +163,32 @@ def test_conflicting_weak_evidence_says_unknown_with_a_low_confidence(tmp_path: 
         assert r["confidence"] < SAY_UNKNOWN
     r = _diagnose(tmp_path, "all done\n")
     assert r["category"] == "unknown" and r["confidence"] < SAY_UNKNOWN and r["decided_by"] == "none"
+
+
+# Test runners no rule knows, their closing counts in their own words (HUnit, Check, tcltest, the JUnit console).
+@pytest.mark.parametrize("summary", [
+    "Cases: 5  Tried: 5  Errors: 0  Failures: 2",
+    "75%: Checks: 4, Failures: 1, Errors: 0",
+    "all.tcl:\tTotal\t3\tPassed\t2\tSkipped\t0\tFailed\t1",
+    "[         2 tests failed          ]",
+])
+def test_a_test_runners_closing_count_says_test(tmp_path: Path, summary: str) -> None:
+    # A build and its test binary in one step: the command alone cannot say which of the two failed.
+    text = "\n".join(["$ ghc --make -o build/spec test/Spec.hs && ./build/spec", "[1 of 1] Compiling Main",
+                      "Linking build/spec ...", "### Failure in: 1:total", "expected: 7", " but got: 8", summary,
+                      "ERROR: Job failed: exit code 1"]) + "\n"
+    r = _diagnose(tmp_path, text, _without("haskell"))
+    assert r["category"] == "test"
+
+
+def test_no_failure_in_the_count_is_no_test_evidence(tmp_path: Path) -> None:
+    text = "$ ./run-checks.sh\nCases: 5  Tried: 5  Errors: 0  Failures: 0\nsomething went wrong\n"
+    diag = diagnose_input(open_sources(str(_write(tmp_path, text)))[0]).diagnosis
+    decision = next(d for d in diag.decisions if d.get("decision") == "category")
+    assert not any(e["detail"].startswith("a test runner's count") for e in decision["evidence"])
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "fail.log"
+    path.write_text(text)
+    return path
