@@ -67,7 +67,8 @@ _FRAME = re.compile(r"^\s*\d{1,3}: \(|"  # a Lisp backtrace's numbered frame, `3
                     r"^\s*\.\.\. \d+ more|^\s+[\w/.-]+\.(?:go|rs|rb|js|ts|py|php|ex|exs):\d+|^\s*from \S+:\d+:in")
 _CARET = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~]+[\s\^~-]*$|^\s*\|\s*\^")
 _ASSERT = re.compile(r"\bassert\w*|\bexpected\b|\bactual\b|\breceived\b|\bto (?:equal|be|have|match)\b|"
-                     r"\bgot\b|!=|==|\bwant\b|\bdiffer", re.IGNORECASE)
+                     r"\bgot\b|!=|==|\bwant\b|\bdiffer|\bnot equal\b|\bshould (?:have been|be|equal)\b|"
+                     r"\bbut (?:was|is)\b|\binstead of\b|\bmismatch(?:es|ed)?\b|\bresult was\b", re.IGNORECASE)
 _SUMMARY = re.compile(r"\b\d+ (?:failed|errors?|passed|failures?|tests?|examples?|skipped|problems?|warnings?|"
                       r"files?)\b|\bTests run:|\btests? (?:failed|passed)\b", re.IGNORECASE)
 _TRAILER = re.compile(r"(?:Process completed|exited|exit(?:ed)? (?:with )?(?:code|status)|returned exit code|"

@@ -116,3 +116,12 @@ def test_a_chosen_line_grows_over_its_likely_neighbours_as_far_as_they_go() -> N
     run = {n: 0.5 for n in range(100, 130)}
     grown = extend_picked({110}, run, 0.3)
     assert grown == set(range(110 - GROW_LINES, 110 + GROW_LINES + 1))
+
+
+def test_expected_and_actual_in_other_runners_words_read_as_an_assertion() -> None:
+    from repopilot.ci.locator import _line_row
+
+    for text in ("med(c(1, 2, 3, 4)) not equal to 2.5.", "---- Result should have been (exact matching):",
+                 "---- Result was:", "expected 3 but was 4", "1/1 mismatches"):
+        assert _line_row(text)["assert"] == 1.0, text
+    assert _line_row("Downloading left-pad 1.3.0")["assert"] == 0.0
