@@ -132,32 +132,24 @@ class Redactor:
         return text
 
     def value(self, value: Any) -> Any:
-        """Redact strings anywhere inside JSON-like data (dicts, lists, tuples); other values pass through."""
+        """Redact strings anywhere inside JSON-like data (dicts, lists, tuples) and dataclass records (copied, as
+        their type); other values pass through."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
             return {k: self.value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
+        if isinstance(value, list):
             return [self.value(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.value(v) for v in value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return dataclasses.replace(value, **{f.name: self.value(getattr(value, f.name))
+                                                 for f in dataclasses.fields(value) if f.init})
         return value
 
     def record(self, record: R) -> R:
         """A copy of `record` (a dataclass, such as a diagnosis report) with every string inside it redacted."""
-        return cast(R, self._inside(record))
-
-    def _inside(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return dataclasses.replace(value, **{f.name: self._inside(getattr(value, f.name))
-                                                 for f in dataclasses.fields(value) if f.init})
-        if isinstance(value, dict):
-            return {k: self._inside(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._inside(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(self._inside(v) for v in value)
-        return value
+        return cast(R, self.value(record))
 
 
 # The process-wide redactor: shapes only until the program's edge installs one that knows the secrets.
