@@ -122,5 +122,6 @@ def test_a_history_row_is_a_place_as_recorded(tmp_path: Path) -> None:
                               run_id="9", failures=[FailureRow(fingerprint=FP_A)]))
     row = store.rows(FP_A)[0]
     assert isinstance(row, RunPlace)
-    assert (row.workflow, row.job, row.run_id, row.attempt, row.conclusion) == ("CI", "\ufffdtest", "9", None, "failure")
+    assert (row.workflow, row.job, row.run_id, row.attempt, row.conclusion) == (
+        "CI", "\ufffdtest", "9", None, "failure")
     assert HistoryRow(id=1, recorded_at=0.0, branch="\udcfe").branch == "\ufffd"  # cleaned as every place is
