@@ -68,7 +68,7 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
-    from .history_backend import FailureHistory, FailureRow, HistoryRow, HistorySQL, Recurring, RunRecord
+    from .history_backend import FailureHistory, HistoryRow, HistorySQL, Recurring, RunRecord
     from .models_info import models_in
     from .pruning import prune_runs
     from .pull_request_fixes import (
@@ -105,7 +105,7 @@ __getattr__ = lazy_exports(__name__, {
     "handoff": ("HandOff", "HandOffTarget", "hand_off", "remote_target"),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
-    "history_backend": ("FailureHistory", "FailureRow", "HistoryRow", "HistorySQL", "Recurring", "RunRecord"),
+    "history_backend": ("FailureHistory", "HistoryRow", "HistorySQL", "Recurring", "RunRecord"),
     "recurring": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "pruning": ("prune_runs",),
@@ -130,7 +130,6 @@ __all__ = [
     "Discovery",
     "DownloadReport",
     "FailureHistory",
-    "FailureRow",
     "FixOutcome",
     "GitHubRunReport",
     "HandOff",
