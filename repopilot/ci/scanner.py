@@ -26,7 +26,7 @@ from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .late import LATE_BYTES, LateHit, LateHits
-from .lines import display_text
+from .lines import clean_startswith, display_text
 from .pieces import cleaned_pieces
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
@@ -336,8 +336,7 @@ class Scanner:
             else:
                 order, by_line, newlines, anchors = [], {}, cleaned.count(b"\n"), []
             chunk = Chunk(cleaned, next_line, newlines)
-            for n, offset in anchors:
-                chunk.anchor(n, offset)
+            chunk.anchor_many(anchors)
             if role == OWN:
                 next_line = chunk.last + 1
             if window.full():
@@ -443,6 +442,8 @@ class Scanner:
         idxs, structs, late_key = self._plan(pids)
         if not structs and state.defer(n, late_key, window):
             return
+        if not idxs and state.markers_from_bytes(n, structs, window):
+            return
         text = window.get(n)
         if text is None:
             return
@@ -494,6 +495,40 @@ class _State:
                 self.keep(n - _BEFORE_ERROR, n + 1, window.get)
         if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
             res.successes.append(n)
+
+    def markers_from_bytes(self, n: int, structs: frozenset[str], window: Window) -> bool:
+        """`structure` for a line flagged only for markers that need no text of it (True: done): past the first
+        `_KEEP_MARKERS` groups a line only opens or closes one, which its bytes tell (`clean_startswith`), and
+        an error annotation or a success line past theirs changes nothing. A big Actions log has tens of
+        thousands of such lines, each decoded and cleaned otherwise."""
+        res = self.res
+        if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
+                or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
+                or ("success" in structs and len(res.successes) < _KEEP_MARKERS)):
+            return False
+        if "group" not in structs and "endgroup" not in structs:
+            return True
+        chunk = window.chunk_of(n)
+        if chunk is None:
+            return False
+        raw = chunk.raw(n)
+        if "group" in structs:
+            opens = clean_startswith(raw, b"##[group]")
+            if opens is None:
+                return False
+            if opens:
+                self.in_group = True
+                self.group_is_run = clean_startswith(raw, b"##[group]Run ") is True
+                return True
+        if "endgroup" in structs:
+            closes = clean_startswith(raw, b"##[endgroup]")
+            if closes is None:
+                return False
+            if closes:
+                self.in_group = False
+                if len(res.endgroups) < _KEEP_MARKERS:
+                    res.endgroups.append(n)
+        return True
 
     def rules(self, n: int, text: str, idxs: tuple[int, ...], rules: tuple[Rule, ...], window: Window) -> None:
         if len(self.res.hits) >= _MAX_HITS:
@@ -550,15 +585,22 @@ class _State:
             return
         n = item.line
         text = chunk.clean(n)
-        get = window.near(n, _NEAR_BEFORE, _NEAR_AFTER)
+        get: LineGetter | None = None  # lines around it, read only for a rule with a `next_line` condition
         found = []
         for i in item.idxs:
-            got = match_line(rules[i], text)
-            if got is not None and next_line_ok(rules[i], get, n):
-                found.append((rules[i], got[0], got[1]))
+            rule = rules[i]
+            got = match_line(rule, text)
+            if got is None:
+                continue
+            if rule.next_line is not None:
+                get = get or window.near(n, _NEAR_BEFORE, _NEAR_AFTER)
+                if not next_line_ok(rule, get, n):
+                    continue
+            found.append((rule, got[0], got[1]))
         if not found:
             return
-        found.sort(key=lambda f: -f[0].confidence)
+        if len(found) > 1:
+            found.sort(key=lambda f: -f[0].confidence)
         item.found = found
         self.late.keep(item, chunk.data, *chunk.span(n, LATE_BYTES))
 
