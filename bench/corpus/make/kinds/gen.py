@@ -430,9 +430,9 @@ print("done")
 '''
 
 
-def kill_when(pattern: str, after: float, stop: threading.Event) -> None:
-    """SIGKILL the process whose command line holds `pattern`, `after` seconds after it appears (the OOM killer's
-    signal; nothing here can make the kernel's own OOM killer act on a 24 GiB machine safely)."""
+def kill_when(pattern: str, after: float, stop: threading.Event, sig: int = signal.SIGKILL) -> None:
+    """Signal (SIGKILL: the OOM killer's signal; nothing here can make the kernel's own OOM killer act on a 24 GiB
+    machine safely) the process whose command line holds `pattern`, `after` seconds after it appears."""
     seen = None
     while not stop.is_set():
         for pid in os.listdir("/proc"):
@@ -445,7 +445,7 @@ def kill_when(pattern: str, after: float, stop: threading.Event) -> None:
             if pattern in cmd and not cmd.startswith("bash"):
                 seen = seen or time.monotonic()
                 if time.monotonic() - seen > after:
-                    os.kill(int(pid), signal.SIGKILL)
+                    os.kill(int(pid), sig)
                     return
         time.sleep(0.05)
 
@@ -508,3 +508,73 @@ def script_write_permission_denied(name: str, shape: str) -> None:
     finally:
         c.sh("rm -rf /usr/local/lib/events")
     c.write(tool="install", category="config", made_by=made(name, version("install --version") + ", run as an unprivileged user"))
+
+
+# ---------------------------------------------------------------- more of the same kinds (second batch)
+
+@case("python")
+def pip_requires_python(name: str, shape: str) -> None:
+    pyproject = "[build-system]\nrequires = ['setuptools>=61']\nbuild-backend = 'setuptools.build_meta'\n\n" \
+                "[project]\nname = 'calc'\nversion = '0.4.0'\nrequires-python = '>=3.13'\n\n" \
+                "[tool.setuptools.packages.find]\nwhere = ['src']\n"
+    c = py_case(name, shape, {"pyproject.toml": pyproject})
+    c.sh(f"rm -rf {WORK}/venv-rp && {TOOLS}/python -m venv {WORK}/venv-rp")
+    c.step("Install", f"{WORK}/venv-rp/bin/python -m pip install .",
+           lambda o: find(o, r"^ERROR: Package 'calc' requires a different Python", limit=1), env=PY_ENV,
+           show="pip install .")
+    c.write(tool="pip", category="config", made_by=made(name, version(f"{WORK}/venv-rp/bin/python -m pip --version")))
+
+
+@case("javascript")
+def npm_ci_without_lockfile(name: str, shape: str) -> None:
+    pkg = '{\n  "name": "web-shop",\n  "version": "2.1.0",\n  "private": true,\n  "scripts": {\n    "test": "node --test"\n  }\n}\n'
+    c = js_case(name, shape, pkg)
+    c.step("Install", "npm ci", lambda o: block(o, r"can only install with an existing package-lock\.json", after=2))
+    c.write(tool="npm", category="dependency", made_by=made(name, f"npm {NPM}, node {NODE}"))
+
+
+@case("javascript")
+def npm_test_no_test_specified(name: str, shape: str) -> None:
+    pkg = '{\n  "name": "web-shop",\n  "version": "2.1.0",\n  "private": true,\n  "scripts": {\n' \
+          '    "test": "echo \\"Error: no test specified\\" && exit 1"\n  }\n}\n'
+    c = js_case(name, shape, pkg)
+    c.step("Test", "npm test", lambda o: find(o, r"^Error: no test specified$", limit=1))
+    c.write(tool="npm", category="config", made_by=made(name, f"npm {NPM}, node {NODE}"))
+
+
+@case("shell")
+def make_no_rule_for_target(name: str, shape: str) -> None:
+    c = Case("shell", name, shape, "events")
+    c.files({"Makefile": "all: build\n\nbuild:\n\tmkdir -p out && echo built > out/events\n\nlint:\n\ttrue\n"})
+    c.step("Build", "make build")
+    c.step("Test", "make test", lambda o: find(o, r"No rule to make target 'test'", limit=1))
+    c.write(tool="make", category="config", made_by=made(name, version("make --version")))
+
+
+@case("shell")
+def script_step_sigterm(name: str, shape: str) -> None:
+    c = Case("shell", name, shape, "events")
+    c.files({"jobs/crunch.py": CRUNCH, "ci/nightly.sh": "#!/bin/bash\nset -e\necho \"nightly aggregation for $(date -u +%F)\"\n"
+                                                          "python3 jobs/crunch.py\necho aggregated\n"})
+    stop = threading.Event()
+    t = threading.Thread(target=kill_when, args=("jobs/crunch.py", 1.2, stop, signal.SIGTERM))
+    t.start()
+    try:
+        c.step("Aggregate", "bash ci/nightly.sh", lambda o: find(o, r"Terminated", limit=1))
+    finally:
+        stop.set()
+        t.join()
+    c.write(tool="bash", category="infrastructure",
+            made_by=made(name, version("bash --version") + "; SIGTERMed by the generator's watchdog (as a runner "
+                               "stopping a cancelled or timed-out job does)"))
+
+
+@case("java")
+def mvn_java_home_invalid(name: str, shape: str) -> None:
+    c = Case("java", name, shape, "invoice")
+    c.files({"pom.xml": "<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId>"
+                        "<artifactId>invoice</artifactId><version>1.0</version></project>\n"})
+    c.step("Build", "mvn -B verify", lambda o: block(o, r"JAVA_HOME environment variable is not defined correctly", after=1),
+           env={"JAVA_HOME": "/usr/lib/jvm/temurin-21-jdk-amd64"})
+    c.write(tool="maven", category="config", made_by=made(name, version("mvn -v 2>&1 | sed 's/\\x1b\\[[0-9;]*m//g'")
+                                                           + ", JAVA_HOME pointing at a JDK the runner lacks"))
