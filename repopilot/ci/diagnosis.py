@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .blocks import Hit
-from .scanner import Marker, ScanResult
+from .scanner import JOB_START, Marker, ScanResult
 
 __all__ = [
     "CONFIDENT",
@@ -121,6 +121,7 @@ class Diagnosis:
     model_note: str | None = None  # why the model's reply was not used
     step_name: str | None = None  # the failing step's name as GitHub shows it, when the source said so
     region: tuple[int, int] | None = None  # the failing step or command, when the log's own markers say where
+    job_first: int = 0  # where the diagnosed job begins in a log of several jobs (0: one job); others' lines are not read
 
 
 def _int(value: str | None) -> int | None:
@@ -132,13 +133,6 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-# Where a job's log begins: a log may hold several jobs (a run's logs concatenated, a downloaded run log). GitHub's
-# set-up groups are always kept by the scan; the others are seen when they sit near a hit or in the tail.
-_JOB_START = re.compile(r"^(?:##\[group\](?:Operating System|Runner Image)$|Current runner version:|"
-                        r"Running with gitlab-runner\b|travis_fold:start:worker_info\b|"
-                        r"\[Pipeline\] Start of Pipeline$|"
-                        r"Started by (?:user|timer|upstream project|an SCM change|GitHub|remote host|"
-                        r"branch indexing)\b)")
 _SAME_JOB = 15  # start markers this close together begin one job (GitHub prints several in its set-up)
 
 
@@ -150,9 +144,8 @@ _OTHER_END = re.compile(r"^(?:Finished: (?:FAILURE|ABORTED|UNSTABLE)\s*$|ERROR: 
 def job_starts(res: ScanResult) -> list[int]:
     """The lines where a job's log begins, when the log shows more than one job's beginning (else empty). A job
     of another CI system that ends the log after a failed GitHub job begins after that job's exit marker."""
-    found = {g.line for g in res.groups if _JOB_START.match(g.text)}
-    found |= {n for n, t in res.text.items() if t[:1] in "#CRtS[" and _JOB_START.match(t)}
-    found |= {m.line for m in res.tail if _JOB_START.match(m.text)}
+    found = set(res.jobs)
+    found |= {m.line for m in res.tail if JOB_START.match(m.text)}
     exits = [m.line for m in res.errors if _PROCESS_EXIT.match(m.text)]
     if exits and any(m.line > exits[-1] and _OTHER_END.match(m.text) for m in res.tail):
         found.add(exits[-1] + 1)
@@ -294,6 +287,8 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     region_text = " ".join(res.text.get(n, "") for f in in_region for a, b in f.ranges()
                            for n in range(a, min(b, a + 400) + 1))
     last_job = _last_job(starts, region if explicit else None, strong)
+    anchor = region[0] if explicit else res.lines
+    diag.job_first = last_job or max((s for s in starts if s <= anchor), default=0)
     for f in strong:
         if last_job and f.trigger < last_job and any(g.trigger >= last_job for g in strong):
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "not causal",
@@ -322,7 +317,8 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
             continue
         f.causal = True
     if not any(f.causal for f in failures):
-        weak = failures[:5]
+        # The diagnosed job's own failures first: another job's failure explains nothing of it.
+        weak = ([f for f in failures if f.trigger >= last_job] or failures)[:5]
         for f in weak:
             f.causal = True
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "weak evidence used",
@@ -386,14 +382,15 @@ def failing_region(res: ScanResult) -> tuple[int | None, int] | None:
     return region if explicit else None
 
 
-def _travis_command(res: ScanResult) -> tuple[int, int] | None:
+def _travis_command(res: ScanResult, since: int) -> tuple[int, int] | None:
     """Travis names the command that failed (`The command "X" exited with 1.`): the echo that began it and the
     marker's line, when both are among the lines the scan kept."""
-    marker = next((m for m in reversed(res.tail) if _TRAVIS_EXIT.match(m.text)), None)
+    marker = next((m for m in reversed(res.tail) if m.line >= since and _TRAVIS_EXIT.match(m.text)), None)
     if marker is None:
         return None
     cmd = _TRAVIS_EXIT.match(marker.text).group("cmd")  # type: ignore[union-attr]
-    echo = next((c.line for c in reversed(res.commands) if c.line < marker.line and f"$ {cmd}" in c.text), None)
+    echo = next((c.line for c in reversed(res.commands) if since <= c.line < marker.line and f"$ {cmd}" in c.text),
+                None)
     return (echo, marker.line) if echo is not None else None
 
 
@@ -412,15 +409,18 @@ def _failing_section(res: ScanResult) -> tuple[tuple[int, int], bool, int]:
     echo before the after_script section. Elsewhere (Jenkins, plain output, where steps may go on after a
     failure) the region is what follows the last "BUILD SUCCESS" before the last failure (errors a build survived
     did not fail the job)."""
-    post = next((m.line for m in res.tail if _POST.match(m.text)), res.lines + 1)
-    echoes = [c.line for c in res.commands if c.line < post and not c.text.startswith("[Pipeline]")]
+    # In a log of several jobs, only the last job's markers say where it failed (the tail may end an earlier one).
+    starts = job_starts(res)
+    since = starts[-1] if starts else 0
+    post = next((m.line for m in res.tail if m.line >= since and _POST.match(m.text)), res.lines + 1)
+    echoes = [c.line for c in res.commands if since <= c.line < post and not c.text.startswith("[Pipeline]")]
     last_echo = echoes[-1] if echoes else 0
-    travis = _travis_command(res)
+    travis = _travis_command(res, since)
     if travis is not None:
         return travis, True, last_echo
-    if last_echo and any(_GITLAB_END.match(m.text) for m in res.tail):
+    if last_echo and any(m.line >= since and _GITLAB_END.match(m.text) for m in res.tail):
         return (last_echo, post - 1), True, last_echo
-    stage = _jenkins_stage(res, post)
+    stage = _jenkins_stage(res, post, since)
     if stage is not None:
         return stage, True, last_echo
     region = (1, res.lines)
@@ -432,13 +432,13 @@ def _failing_section(res: ScanResult) -> tuple[tuple[int, int], bool, int]:
     return region, False, last_echo
 
 
-def _jenkins_stage(res: ScanResult, post: int) -> tuple[int, int] | None:
+def _jenkins_stage(res: ScanResult, post: int, since: int) -> tuple[int, int] | None:
     """The Jenkins stage that failed: the one before the first stage "skipped due to earlier failure(s)", else the
     last stage before the post actions."""
-    stages = [c.line for c in res.commands if c.text.startswith("[Pipeline] { (") and c.line < post]
+    stages = [c.line for c in res.commands if c.text.startswith("[Pipeline] { (") and since <= c.line < post]
     if not stages:
         return None
-    skipped = next((m.line for m in res.tail if m.text.startswith("Stage \"")
+    skipped = next((m.line for m in res.tail if m.line >= since and m.text.startswith("Stage \"")
                     and "skipped due to earlier failure" in m.text), None)
     if skipped is not None:
         opened = [n for n in stages if n < skipped]  # the skipped stage's own opening line is the last of these

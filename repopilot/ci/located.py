@@ -51,7 +51,7 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
     texts = candidates(res)
     step = diag.step
     scripts = _script_lines(texts, res)
-    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t)} | scripts
+    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t) or n < diag.job_first} | scripts
     start, end = diag.region or (None, None)
     if step is not None:
         start, end = step.header_line or None, step.error_line

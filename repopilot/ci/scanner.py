@@ -31,7 +31,7 @@ from .pieces import cleaned_pieces
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
 
-__all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available",
+__all__ = ["CHUNK_SIZE", "JOB_START", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available",
            "hyperscan_cached"]
 
 # Small chunks stay in the CPU cache between the passes over them (cleaning, scan, line counting) and keep the
@@ -46,7 +46,19 @@ _STRUCTURE = {
     "error": r"(?:^|Z )##\[error\]",
     # A build tool's own "it worked" line: failures before it did not stop the job.
     "success": r"BUILD SUCCESS",
+    # Where a job's log begins (JOB_START): found in the one pass wherever it is, so that in a log of several jobs
+    # only the failing job's evidence counts.
+    "job": r"(?:^|Z )(?:##\[group\](?:Operating System|Runner Image)|Current runner version:|Running with "
+           r"gitlab-runner\b|travis_fold:start:worker_info\b|\[Pipeline\] Start of Pipeline|Started by )",
 }
+# Where a job's log begins, on a line's display text: a log may hold several jobs (a run's logs concatenated, a
+# downloaded run log): GitHub's set-up, GitLab's runner banner, Travis's worker fold, a Jenkins build's cause.
+JOB_START = re.compile(r"^(?:##\[group\](?:Operating System|Runner Image)$|Current runner version:|"
+                       r"Running with gitlab-runner\b|travis_fold:start:worker_info\b|"
+                       r"\[Pipeline\] Start of Pipeline$|"
+                       r"Started by (?:user|timer|upstream project|an SCM change|GitHub|remote host|"
+                       r"branch indexing)\b)")
+_KEEP_JOBS = 10000  # job starts kept (the latest: the job diagnosed is near the end)
 _KEEP_KEYWORDS = 400  # most recent keyword lines kept for the fallback
 # Structural markers kept (the first ones: the failing step is the first whose exit marker says so). A real
 # log has tens of steps; only a concatenation of hundreds of logs reaches this (each kept marker costs memory:
@@ -106,6 +118,7 @@ class ScanResult:
     groups: list[Marker] = field(default_factory=list)
     endgroups: list[int] = field(default_factory=list)
     successes: list[int] = field(default_factory=list)
+    jobs: list[int] = field(default_factory=list)  # lines where a job's log begins (JOB_START), the latest ones
     # (first, last) line spans of test classes that ran and passed (Surefire's `Running X` .. `Tests run: ..
     # Failures: 0, Errors: 0 .. - in X`)
     passed_classes: list[tuple[int, int]] = field(default_factory=list)
@@ -484,6 +497,10 @@ class _State:
                 self.keep(n - _BEFORE_ERROR, n + 1, window.get)
         if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
             res.successes.append(n)
+        if "job" in structs and JOB_START.match(display_text(text)):
+            res.jobs.append(n)
+            if len(res.jobs) > _KEEP_JOBS:
+                del res.jobs[: _KEEP_JOBS // 2]
 
     def rules(self, n: int, text: str, idxs: list[int], rules: tuple[Rule, ...], window: Window) -> None:
         if len(self.res.hits) >= _MAX_HITS:
