@@ -121,7 +121,8 @@ class Diagnosis:
     model_note: str | None = None  # why the model's reply was not used
     step_name: str | None = None  # the failing step's name as GitHub shows it, when the source said so
     region: tuple[int, int] | None = None  # the failing step or command, when the log's own markers say where
-    job_first: int = 0  # where the diagnosed job begins in a log of several jobs (0: one job); others' lines are not read
+    # Where the diagnosed job begins in a log of several jobs (0: one job): the other jobs' lines are not read.
+    job_first: int = 0
 
 
 def _int(value: str | None) -> int | None:
