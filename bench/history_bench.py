@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from repopilot.ci.failure_history import FailureRow, HistoryStore, RunRecord  # noqa: E402
+from repopilot.ci import FailureRow, HistoryStore, RunRecord  # noqa: E402
 
 
 def synthetic(n: int, seed: int = 7, prefix: str = "") -> list[RunRecord]:

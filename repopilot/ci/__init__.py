@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .command import find_command, log_lines
     from .engine import default_scanner, diagnose_input, diagnose_source
     from .excerpt import DEFAULT_TOKEN_BUDGET
-    from .failure_history import FailureRow, HistoryStore, RunPlace, RunRecord
+    from .failure_history import HistoryStore
     from .failure_issue import (
         ISSUE_LABEL,
         IssueState,
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from .fingerprint import short_fingerprint
     from .github import NoFailedJobs, failed_jobs, github_log_inputs
     from .github_api import GitHubClient
-    from .history_sql import HistoryRow, HistorySQL, Recurring
+    from .history_records import FailureRow, HistoryRow, Recurring, RunPlace, RunRecord
+    from .history_sql import HistorySQL
     from .prebuild import write_prebuilt
     from .render import LINE_CHARS, RENDERERS, Renderer, clip, cut_line, render_markdown, split_lines
     from .report import DiagnosisReport, Evidence, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
@@ -44,12 +45,13 @@ __getattr__ = lazy_exports(__name__, {
     "excerpt": ("DEFAULT_TOKEN_BUDGET",),
     "failure_issue": ("ISSUE_LABEL", "IssueState", "Occurrence", "marked_fingerprint", "next_issue_state",
                       "read_issue_state", "render_failure_issue"),
-    "failure_history": ("FailureRow", "HistoryStore", "RunPlace", "RunRecord"),
+    "failure_history": ("HistoryStore",),
     "fingerprint": ("short_fingerprint",),
     # The HTTP client comes with these two modules only: a name from them is imported when a run URL needs it.
     "github": ("NoFailedJobs", "failed_jobs", "github_log_inputs"),
     "github_api": ("GitHubClient",),
-    "history_sql": ("HistoryRow", "HistorySQL", "Recurring"),
+    "history_records": ("FailureRow", "HistoryRow", "Recurring", "RunPlace", "RunRecord"),
+    "history_sql": ("HistorySQL",),
     "prebuild": ("write_prebuilt",),
     "render": ("LINE_CHARS", "RENDERERS", "Renderer", "clip", "cut_line", "render_markdown", "split_lines"),
     "report": ("DiagnosisReport", "Evidence", "ReportFailure", "ReportLine", "SeenBefore", "read_report",

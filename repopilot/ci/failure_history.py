@@ -11,19 +11,17 @@ Standard library only (sqlite3); the application layer says where the file is an
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
-from ..core import ConfigError, Record
-from .history_sql import HistoryRow, HistorySQL, Recurring
+from ..core import ConfigError
+from .history_records import FailureRow, HistoryRow, Recurring, RunRecord
+from .history_sql import HistorySQL
 
-__all__ = ["FailureRow", "HistoryRow", "HistoryStore", "Recurring", "RunPlace", "RunRecord"]
+__all__ = ["HistoryStore"]
 
 _SQL = HistorySQL(param="?", diagnoses="diagnoses", failures="failures", summary="summary",
                   branches="summary_branches")
@@ -66,80 +64,6 @@ CREATE TABLE IF NOT EXISTS passes (
     PRIMARY KEY (repository, job, commit_sha)
 ) WITHOUT ROWID;
 """
-
-
-def _storable_text(value: str | None) -> str | None:
-    # A file name that is not UTF-8 arrives with lone surrogates, which SQLite cannot store.
-    return None if value is None else value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _make_storable(record: object, names: tuple[str, ...]) -> None:
-    for name in names:
-        setattr(record, name, _storable_text(getattr(record, name)))
-
-
-@dataclass(slots=True, kw_only=True)
-class FailureRow(Record):
-    fingerprint: str
-    rule: str = ""
-    category: str = "unknown"
-    message: str = ""
-
-    def __post_init__(self) -> None:
-        _make_storable(self, ("rule", "message"))
-
-
-_PLACE_TEXTS = ("repository", "workflow", "job", "branch", "commit", "run_id", "url")
-
-
-@dataclass(slots=True, kw_only=True)
-class RunPlace(Record):
-    """Where a diagnosis comes from, as far as it is known (a run URL, the GitHub Actions job it runs in, the API's
-    answers): each field None when unknown. A `RunRecord` is a place and what was found there."""
-
-    repository: str | None = None
-    workflow: str | None = None
-    job: str | None = None
-    branch: str | None = None
-    commit: str | None = None
-    run_id: str | None = None
-    attempt: int | None = None
-    url: str | None = None
-
-    def __post_init__(self) -> None:
-        _make_storable(self, _PLACE_TEXTS)
-
-
-_PLACE_FIELDS = (*_PLACE_TEXTS, "attempt")
-
-
-@dataclass(slots=True, kw_only=True)
-class RunRecord(RunPlace):
-    """One diagnosed job (or one passing job, `conclusion="success"`, which has no failures), as recorded."""
-
-    source: str | None = None
-    category: str | None = None
-    conclusion: Literal["failure", "success"] = "failure"
-    recorded_at: float = field(default_factory=time.time)
-    failures: list[FailureRow] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        _make_storable(self, (*_PLACE_TEXTS, "source", "category"))
-
-    @classmethod
-    def at(cls, place: RunPlace, **found: Any) -> RunRecord:
-        """The record of what was found (`source`, `failures`, ... and any field of the place to override) at
-        `place`."""
-        return cls(**{**{name: getattr(place, name) for name in _PLACE_FIELDS}, **found})
-
-    def key(self) -> str:
-        """What makes two records the same diagnosis: a job of a run attempt, else the log and what was found
-        (diagnosing the same file twice records it once)."""
-        if self.run_id and self.job:
-            return f"run:{self.repository}:{self.run_id}:{self.attempt or 1}:{self.job}"
-        digest = hashlib.sha256("\x1f".join([self.source or "", self.commit or "", self.conclusion,
-                                             *sorted(f.fingerprint for f in self.failures)]).encode())
-        return f"log:{digest.hexdigest()[:32]}"
 
 
 class HistoryStore:

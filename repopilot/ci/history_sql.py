@@ -8,52 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..core import Record
+from .history_records import HistoryRow, Recurring
 
-__all__ = ["HistoryRow", "HistorySQL", "Recurring"]
+__all__ = ["HistorySQL"]
 
 _SUMMARY_COLUMNS = ("fingerprint, count, first_seen, last_seen, first_commit, rule, category, message, commits, "
                     "flaky_commits")
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
-_ROW_COLUMNS = "id, recorded_at, repository, job, branch, commit_sha, run_id, attempt, url, conclusion"
-
-
-@dataclass(slots=True, kw_only=True)
-class HistoryRow(Record):
-    """A recorded diagnosis, as evidence: `history row 12: run 123 attempt 1 on main at 1a2b3c4 (2026-11-02)`."""
-
-    id: int
-    recorded_at: float
-    repository: str | None = None
-    job: str | None = None
-    branch: str | None = None
-    commit: str | None = None
-    run_id: str | None = None
-    attempt: int | None = None
-    url: str | None = None
-    conclusion: str = "failure"
-
-
-@dataclass(slots=True, kw_only=True)
-class Recurring(Record):
-    """One fingerprint's record: how often, since when, where it first appeared, on which branches, how flaky."""
-
-    fingerprint: str
-    count: int
-    first_seen: float
-    last_seen: float
-    first_commit: str | None = None
-    rule: str = ""
-    category: str = "unknown"
-    message: str = ""
-    branches: list[str] = field(default_factory=list)
-    # Of the commits (per job) it failed on, the share on which the same job also passed: None when unknown.
-    flake_rate: float | None = None
-    commits: int = 0
-    flaky_commits: int = 0
+_ROW_COLUMNS = "id, recorded_at, repository, workflow, job, branch, commit_sha, run_id, attempt, url, conclusion"
 
 
 # A connection's `execute` (sqlite3's and psycopg's both fit): the query and its arguments in, rows out.
@@ -122,8 +87,8 @@ class HistorySQL:
         sql = (f"SELECT {_ROW_COLUMNS} FROM {self.diagnoses} d "  # noqa: S608
                f"{'WHERE ' + ' AND '.join(where) if where else ''} "
                f"ORDER BY recorded_at DESC, id DESC LIMIT {self.param}")
-        return [HistoryRow(id=r[0], recorded_at=r[1], repository=r[2], job=r[3], branch=r[4], commit=r[5],
-                           run_id=r[6], attempt=r[7], url=r[8], conclusion=r[9])
+        return [HistoryRow(id=r[0], recorded_at=r[1], repository=r[2], workflow=r[3], job=r[4], branch=r[5],
+                           commit=r[6], run_id=r[7], attempt=r[8], url=r[9], conclusion=r[10])
                 for r in execute(sql, [*args, limit])]
 
     def fingerprints_of(self, execute: Execute, diagnosis_id: int) -> set[str]:

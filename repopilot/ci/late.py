@@ -6,9 +6,11 @@ test class around it) when the scan ends, unless
 enough newer candidates already wait in the chunks still in memory to take every place it could have had: then
 it is only counted. The bytes kept are bounded over all rules (the oldest give theirs up first: where a job
 stopped is near its end), so a log where a hundred rules fire thousands of times costs what a small one does.
-A kept hit first refers to its chunk's bytes and copies its own lines out only when the chunks so held pass
-`_HOLD`: most kept hits give way to newer ones before that, so a log with a late hit every few lines does not
-copy 32 KB per hit (a twentieth of the scan's CPU at 500 MB).
+Kept hits refer to their chunk's bytes while they would take at least as many bytes copied out (dense hits
+share a chunk instead of copying 32 KB each; with a hold of a fixed 1 MB instead, a log with a late hit every few
+lines still copied most of them, a tenth of the scan's CPU at 500 MB), and copy their own lines out once they
+would take fewer (then the chunk goes). So what late hits hold, chunks and copies, stays within the bytes they
+keep plus the chunk being checked.
 """
 
 from __future__ import annotations
@@ -25,9 +27,6 @@ LATE = 50  # latest hits grown per rule
 LATE_BYTES = 16 * 1024  # kept on each side of a late hit: what its block can grow into
 _TOTAL = 128  # late hits kept over all rules
 _BUDGET = 8 * 1024 * 1024  # and their bytes
-# Chunk bytes kept hits may refer to before the oldest copy their lines out (more would save copies, but each
-# MB held is a MB more at the peak: the whole process's peak is what stays flat in the log's size).
-_HOLD = 1024 * 1024
 # Shared by every candidate until it is checked (never mutated: a checked one gets a list of its own).
 _NOT_CHECKED: list[tuple[Rule, dict[str, str], str]] = []
 
@@ -68,6 +67,7 @@ class _Held:
     data: bytes
     items: list[LateHit] = field(default_factory=list)
     kept: int = 0  # of `items`, those still kept
+    kept_bytes: int = 0  # their sizes: what copying their lines out would take
 
 
 class LateHits:
@@ -80,8 +80,8 @@ class LateHits:
         self._kept: deque[LateHit] = deque()  # checked ones holding bytes, oldest first
         self._kept_count = 0
         self._kept_bytes = 0
-        self._held: dict[int, _Held] = {}  # id of the bytes -> the chunk kept hits refer to, oldest first
-        self._held_bytes = 0
+        self._held: dict[int, _Held] = {}  # id of the bytes -> the chunk kept hits refer to
+        self._newest: _Held | None = None  # the chunk being checked: more of its hits may be kept
 
     def __bool__(self) -> bool:
         return bool(self.queues)
@@ -145,32 +145,44 @@ class LateHits:
                 self._drop(old)
 
     def _hold(self, item: LateHit) -> None:
-        """`item` refers to its chunk's bytes; past `_HOLD` the oldest chunk's hits copy their lines out."""
+        """`item` refers to its chunk's bytes; the chunk checked before it lets its bytes go if they are sparse."""
         entry = self._held.get(id(item.data))
         if entry is None:
-            entry = self._held[id(item.data)] = _Held(item.data)
-            self._held_bytes += len(item.data)
+            if self._newest is not None:
+                self._let_go_if_sparse(self._newest)
+            entry = self._held[id(item.data)] = self._newest = _Held(item.data)
         entry.items.append(item)
         entry.kept += 1
-        while self._held_bytes > _HOLD and len(self._held) > 1:
-            oldest = self._held.pop(next(iter(self._held)))
-            data = oldest.data
-            self._held_bytes -= len(data)
-            for i in oldest.items:
-                if i.data is data:
-                    i.data, i.lo, i.hi = data[i.lo:i.hi], 0, i.hi - i.lo
+        entry.kept_bytes += item.size
+
+    def _let_go_if_sparse(self, entry: _Held) -> None:
+        """When the kept hits on `entry` take fewer bytes than their chunk, they copy their lines out and the
+        chunk goes."""
+        data = entry.data
+        if entry.kept_bytes >= len(data) or self._held.get(id(data)) is not entry:
+            return
+        del self._held[id(data)]
+        for i in entry.items:
+            if i.data is data:
+                i.data, i.lo, i.hi = data[i.lo:i.hi], 0, i.hi - i.lo
 
     def _drop(self, item: LateHit) -> None:
-        if item.size:
-            self._kept_count -= 1
-            self._kept_bytes -= item.size
-            entry = self._held.get(id(item.data))
-            if entry is not None and entry.data is item.data:
-                entry.kept -= 1
-                if not entry.kept:  # no kept hit refers to the chunk any more
-                    del self._held[id(item.data)]
-                    self._held_bytes -= len(item.data)
+        data, size = item.data, item.size
         item.found, item.data, item.size, item.chunk = _NOT_CHECKED, b"", 0, None
+        if not size:
+            return
+        self._kept_count -= 1
+        self._kept_bytes -= size
+        entry = self._held.get(id(data))
+        if entry is not None and entry.data is data:
+            entry.kept -= 1
+            entry.kept_bytes -= size
+            if not entry.kept:  # no kept hit refers to the chunk any more
+                del self._held[id(data)]
+                if entry is self._newest:
+                    self._newest = None
+            elif entry is not self._newest:
+                self._let_go_if_sparse(entry)
 
     def latest(self) -> list[LateHit]:
         """Each rule's latest `LATE` that it won, in line order."""

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from repopilot.ci import HistorySQL
-from repopilot.ci.failure_history import FailureRow, HistoryStore, RunPlace, RunRecord
+from repopilot.ci import FailureRow, HistoryRow, HistorySQL, HistoryStore, RunPlace, RunRecord
 
 FP_A, FP_B = "a" * 16, "b" * 16
 
@@ -113,3 +112,16 @@ def test_the_query_builder_takes_only_plain_table_names_and_known_markers() -> N
     seen: list[tuple[str, list[object]]] = []
     assert sql.rows(lambda q, a: seen.append((q, a)) or [], "fp", job="test", limit=3) == []
     assert seen[0][1] == ["fp", "test", 3] and seen[0][0].count("%s") == 3 and "?" not in seen[0][0]
+
+
+def test_a_history_row_is_a_place_as_recorded(tmp_path: Path) -> None:
+    # One definition of a run's place: a row read back is a RunPlace with its row id, workflow included.
+    assert {f.name for f in fields(RunPlace)} < {f.name for f in fields(HistoryRow)}
+    store = HistoryStore(tmp_path / "h.sqlite3")
+    store.record(RunRecord.at(RunPlace(repository="acme/shop", workflow="CI", job="\udcfftest", commit="c1"),
+                              run_id="9", failures=[FailureRow(fingerprint=FP_A)]))
+    row = store.rows(FP_A)[0]
+    assert isinstance(row, RunPlace)
+    assert (row.workflow, row.job, row.run_id, row.attempt, row.conclusion) == (
+        "CI", "\ufffdtest", "9", None, "failure")
+    assert HistoryRow(id=1, recorded_at=0.0, branch="\udcfe").branch == "\ufffd"  # cleaned as every place is

@@ -61,20 +61,55 @@ def rule_of(n: int, rules: list[SimpleNamespace]) -> SimpleNamespace:
     return rules[n % 100]
 
 
-def test_kept_hits_refer_to_their_chunk_until_held_chunks_pass_the_bound() -> None:
+def _held_bytes(hits: LateHits) -> int:
+    return sum(len(e.data) for e in hits._held.values())
+
+
+def test_sparse_kept_hits_copy_their_lines_out_and_let_their_chunk_go() -> None:
     hits = LateHits({})
     rule = SimpleNamespace(id="r")
     chunks = [bytes([65 + k % 26]) * 1023 + b"\n" for k in range(40)]  # each a 1 KB chunk of its own
-    big = [c * 256 for c in chunks]  # 256 KB each
+    big = [c * 256 for c in chunks]  # 256 KB each, one kept hit on each
     for k, data in enumerate(big):
         n = k + 1
         hits.add(n, (0,), ("r",), None, False)
         item = hits.queues["r"][-1]
         item.found = [(rule, {}, "m")]  # type: ignore[list-item]
         hits.keep(item, data, 1024, 3072, 0)  # lines 2 and 3 of the chunk
-    # Chunks held stay within the bound; older hits copied their two lines out and let their chunk go.
-    assert hits._held_bytes <= late._HOLD
+    # Only the chunk checked last is held; the older hits copied their two lines out.
+    assert _held_bytes(hits) == len(big[-1])
     kept = [i for i in hits.queues["r"] if i.size]
-    assert all(len(i.data) == 2048 for i in kept[: len(kept) - late._HOLD // len(big[0])])
+    assert all(len(i.data) == 2048 for i in kept[:-1]) and kept[-1].data is big[-1]
     assert all(i.data[i.lo:i.hi] == chunks[i.line - 1] * 2 for i in kept)
     assert [i.window().get(i.line) for i in kept[:1]] == [chunks[kept[0].line - 1][:-1].decode()]
+
+
+def test_dense_kept_hits_share_their_chunk_until_too_few_are_left() -> None:
+    hits = LateHits({})
+    rules = [SimpleNamespace(id=f"r{k}") for k in range(100)]
+    line = b"L" * 1023 + b"\n"  # 1 KB lines
+    chunks = [line * 256 for _ in range(8)]  # 256 KB chunks, 31 hits on each, 32 KB kept around each
+    n = most_copied = 0
+    for data in chunks:
+        for k in range(31):
+            n += 1
+            rule = rules[n % 100]
+            hits.add(n, (0,), (rule.id,), None, False)
+            item = hits.queues[rule.id][-1]
+            item.found = [(rule, {}, "m")]  # type: ignore[list-item]
+            lo = max(0, k * 8 * 1024 - 16 * 1024)
+            hits.keep(item, data, lo, min(len(data), lo + 32 * 1024), k * 8 * 1024 - lo)
+            # What late hits hold never passes what they keep plus the chunk being checked.
+            kept_bytes = sum(i.size for q in hits.queues.values() for i in q if i.size)
+            copies = [len(i.data) for q in hits.queues.values() for i in q
+                      if i.size and not any(i.data is c for c in chunks)]
+            assert _held_bytes(hits) + sum(copies) <= kept_bytes + len(data)
+            most_copied = max(most_copied, len(copies))
+    kept = sorted((i for q in hits.queues.values() for i in q if i.size), key=lambda i: i.line)
+    assert len(kept) == late._TOTAL  # the newest, over four chunks and four hits
+    # Hits share their chunk; only those left on a chunk that most of its hits gave way on copied their lines
+    # out, fewer than a chunk's worth at any time (a fixed hold of 1 MB copied all those on the oldest chunk).
+    copied_items = [i for i in kept if not any(i.data is c for c in chunks)]
+    assert 0 < len(copied_items) <= most_copied < 8
+    assert {id(e.data) for e in hits._held.values()} == {id(i.data) for i in kept if i not in copied_items}
+    assert all(i.window().get(i.line) == line[:-1].decode() for i in kept)
