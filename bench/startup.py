@@ -14,8 +14,8 @@ of its runs: wall time, and CPU time (user + system of the child), which a busy 
 - `diagnose, empty cache`: a new empty REPOPILOT_CACHE_DIR and no failure history every run (a fresh machine or
   CI runner: no validated catalog, no hyperscan database, no history file yet).
 - `(this venv)`: RepoPilot as installed in the interpreter running the bench. A development checkout is an
-  editable install: its `__editable__` finder takes part in every import, and it carries no prebuilt catalog or
-  database (setup.py makes them only for a wheel).
+  editable install: its `__editable__` finder takes part in every import, and it carries no prebuilt catalog,
+  database or compiled patterns (setup.py makes them only for a wheel).
 - `(wheel)`: what a user gets. A wheel built from this tree (`pip wheel`, with the build hook) is installed with
   its dependencies into a new virtual environment in a temporary directory. `--no-wheel` leaves these rows out.
 

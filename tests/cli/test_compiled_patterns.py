@@ -1,0 +1,127 @@
+"""The patterns a wheel carries compiled (cli/compiled_patterns.py): each is the pattern `re` compiles (the same
+matches on a real log), the console script installs them before it loads the CLI, only the patterns held are taken
+from them, anything amiss leaves `re` as it is, and a diagnose gives the same report with them as without."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repopilot.cli import compiled_patterns as cp
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+LOG = EXAMPLES / "go-build-error.log"
+
+
+@pytest.fixture(scope="module")
+def memo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The file as setup.py's build hook writes it: a new process, its state in a temporary directory."""
+    tmp = tmp_path_factory.mktemp("build")
+    env = {**os.environ, "REPOPILOT_RUNS_DIR": str(tmp / "runs"), "REPOPILOT_CACHE_DIR": str(tmp / "cache"),
+           "REPOPILOT_HISTORY": str(tmp / "history.sqlite3"), "XDG_CONFIG_HOME": str(tmp / "config")}
+    env.pop("REPOPILOT_MODEL", None)
+    subprocess.run([sys.executable, "-m", "repopilot.cli.compiled_patterns", str(tmp / "prebuilt")], env=env, cwd=tmp,
+                   check=True, capture_output=True, timeout=600)
+    assert [p.name for p in (tmp / "prebuilt").iterdir()] == [cp.memo_name()]
+    return tmp / "prebuilt"
+
+
+def _memo(directory: Path) -> cp.Memo:
+    data: cp.Memo = marshal.loads((directory / cp.memo_name()).read_bytes())
+    return data
+
+
+def test_the_memo_holds_the_patterns_a_diagnose_compiles(memo_dir: Path) -> None:
+    patterns = {p for p, _ in _memo(memo_dir)}
+    from repopilot.ci.verdict import _TEST_SUMMARY
+    from repopilot.core.secret_rules import default_rules
+
+    assert _TEST_SUMMARY.pattern in patterns  # the project's own, compiled as a module loads
+    assert default_rules()._detector.pattern in patterns  # made at run time, from the secret rules' keywords
+    assert len(patterns) > 100
+
+
+def test_each_pattern_held_matches_as_re_compiles_it(memo_dir: Path) -> None:
+    text = LOG.read_text()
+    data = text.encode()
+    for (pattern, flags), (cflags, code, groups, groupindex, indexgroup) in _memo(memo_dir).items():
+        ours = cp._sre.compile(pattern, cflags, memoryview(code).cast(cp._CODE).tolist(), groups, groupindex,
+                               indexgroup)
+        theirs = re.compile(pattern, flags)
+        assert (ours.pattern, ours.flags, ours.groups, ours.groupindex) == \
+            (theirs.pattern, theirs.flags, theirs.groups, theirs.groupindex)
+        subject = data if isinstance(pattern, bytes) else text
+        assert [(m.span(), m.groups()) for m in ours.finditer(subject)] == \
+            [(m.span(), m.groups()) for m in theirs.finditer(subject)], pattern
+
+
+_PROBE = """
+import re, sys
+from repopilot.cli import compiled_patterns as cp
+installed = cp.install(sys.argv[1])
+parsed = []
+parse = re._parser.parse
+re._parser.parse = lambda p, *a: (parsed.append(p), parse(p, *a))[1]
+re.compile(sys.argv[2], int(sys.argv[3]))
+re.compile("never (?P<seen>before)")
+print(installed, parsed)
+"""
+
+
+def test_only_patterns_held_are_taken_from_it(memo_dir: Path) -> None:
+    pattern, flags = next((p, f) for p, f in _memo(memo_dir) if isinstance(p, str))
+    out = subprocess.run([sys.executable, "-c", _PROBE, str(memo_dir), pattern, str(flags)], capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    assert out.strip() == "True ['never (?P<seen>before)']"
+
+
+@pytest.mark.parametrize("content", [None, b"\x00 not marshal", marshal.dumps(["a list"])])
+def test_no_file_or_a_damaged_one_leaves_re_as_it_is(tmp_path: Path, content: bytes | None) -> None:
+    if content is not None:
+        (tmp_path / cp.memo_name()).write_bytes(content)
+    out = subprocess.run([sys.executable, "-c", _PROBE, str(tmp_path), "a(b)", "0"], capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    assert out.strip() == "False ['a(b)', 'never (?P<seen>before)']"
+
+
+def test_the_console_script_installs_them_before_it_loads_the_cli(memo_dir: Path, tmp_path: Path) -> None:
+    code = ("import re, sys\nfrom repopilot.cli import compiled_patterns as cp\ncp.PREBUILT = sys.argv[1]\n"
+            "original = re._compiler.compile\nimport repopilot.cli as cli\nsys.argv = ['repopilot', '--version']\n"
+            "try:\n    cli.run()\nexcept SystemExit:\n    pass\n"
+            "print(re._compiler.compile is not original, 'repopilot.cli.main' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(memo_dir)], capture_output=True, text=True, check=True,
+                         timeout=120, env={**os.environ, "REPOPILOT_RUNS_DIR": str(tmp_path / "runs")}).stdout
+    assert out.split()[-2:] == ["True", "True"]
+
+
+_WHEN = re.compile(r'("(?:trace_run_id|first_seen|last_seen)": )"[^"]*"')
+_DIAGNOSE = """
+import sys
+from repopilot.cli import compiled_patterns as cp
+if sys.argv[1] != "-":
+    assert cp.install(sys.argv[1])
+from repopilot.cli.main import main
+sys.exit(main(["diagnose", sys.argv[2], "--format", "json", "--no-llm"]))
+"""
+
+
+@pytest.mark.parametrize("log", ["go-build-error.log", "maven-compile-error.log", "docker-build-network.log"])
+def test_a_diagnose_reports_the_same_with_them(memo_dir: Path, tmp_path: Path, log: str) -> None:
+    reports = []
+    for memo in ("-", str(memo_dir), "-"):  # the first fills the cache (a cold one may scan with another engine)
+        state = tmp_path / str(len(reports))
+        env = {**os.environ, "REPOPILOT_RUNS_DIR": str(state / "runs"), "REPOPILOT_CACHE_DIR": str(tmp_path / "c"),
+               "REPOPILOT_HISTORY": str(state / "history.sqlite3"), "XDG_CONFIG_HOME": str(state / "config")}
+        env.pop("REPOPILOT_MODEL", None)
+        out = subprocess.run([sys.executable, "-c", _DIAGNOSE, memo, str(EXAMPLES / log)], capture_output=True,
+                             text=True, check=True, timeout=120, env=env, cwd=tmp_path).stdout
+        reports.append(_WHEN.sub(r'\1"-"', out))  # the run's id and the history's times
+    assert reports[1] == reports[2]
+    assert json.loads(reports[1])["failures"]
