@@ -35,6 +35,8 @@ _TRAILERS = re.compile(
     r"|^ERROR: Job failed: exit code \d+\s*$"
     r"|^The command .* exited with \d+\.?\s*$"
     r"|^ERROR: script returned exit code \d+\s*$"
+    # Azure Pipelines' task trailer (`##[error]Bash exited with code '1'.`, `Cmd.exe exited with code '2'.`).
+    r"|^(?:##\[error\])?[\w.]+ exited with code '?\d+'?\.?\s*$"
 )
 _ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
 _PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")
