@@ -1,9 +1,9 @@
 """The build hook (everything else is in pyproject.toml): a wheel carries the validated rule catalog and, where
 hyperscan is installed in the build environment, its compiled database (repopilot/ci/prebuild.py), so the first
-`repopilot diagnose` on a fresh machine of the same platform does neither; and the regular expressions a diagnose
-compiles, compiled by the building Python (repopilot/cli/compiled_patterns.py), so that no run of the same Python
-compiles them. A build that cannot make them warns and goes on: the first run then makes the catalog and database,
-as an editable install always does, and every run compiles its patterns."""
+`repopilot diagnose` on a fresh machine of the same platform does neither; and the regular expressions and
+dataclass methods a diagnose compiles, compiled by the building Python (repopilot/cli/precompiled.py), so that no
+run of the same Python compiles them. A build that cannot make them warns and goes on: the first run then makes the
+catalog and database, as an editable install always does, and every run compiles its patterns and methods."""
 
 from __future__ import annotations
 
@@ -33,25 +33,25 @@ class BuildPyWithPrebuilt(build_py):
             print(f"repopilot: warning: no prebuilt catalog or hyperscan database ({type(exc).__name__}: {exc})",
                   file=sys.stderr)
         try:
-            _write_patterns(lib)
-        except Exception as exc:  # every run compiles its patterns, as without a wheel
-            print(f"repopilot: warning: no compiled patterns ({type(exc).__name__}: {exc})", file=sys.stderr)
+            _write_precompiled(lib)
+        except Exception as exc:  # every run compiles its patterns and methods, as without a wheel
+            print(f"repopilot: warning: nothing precompiled ({type(exc).__name__}: {exc})", file=sys.stderr)
         finally:
             sys.path.remove(lib)
             for name in [m for m in sys.modules if m == "repopilot" or m.startswith("repopilot.")]:
                 del sys.modules[name]
 
 
-def _write_patterns(lib: str) -> None:
-    """The patterns a diagnose compiles, recorded by a new process (every module imported afresh) that runs on
-    the tree being built, with its runs, cache and history in a temporary directory."""
+def _write_precompiled(lib: str) -> None:
+    """The patterns and dataclass methods a diagnose compiles, recorded by a new process (every module imported
+    afresh) that runs on the tree being built, with its runs, cache and history in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (lib, os.environ.get("PYTHONPATH")) if p),
                "REPOPILOT_RUNS_DIR": f"{tmp}/runs", "REPOPILOT_CACHE_DIR": f"{tmp}/cache",
                "REPOPILOT_HISTORY": f"{tmp}/history.sqlite3", "XDG_CONFIG_HOME": f"{tmp}/config"}
         env.pop("REPOPILOT_MODEL", None)
         into = str(Path(lib) / "repopilot" / "cli" / "prebuilt")
-        subprocess.run([sys.executable, "-m", "repopilot.cli.compiled_patterns", into], env=env, cwd=tmp,
+        subprocess.run([sys.executable, "-m", "repopilot.cli.precompiled", into], env=env, cwd=tmp,
                        check=True, stdout=subprocess.DEVNULL, timeout=600)
         print(f"repopilot: prebuilt {', '.join(os.listdir(into))}")
 

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         report_github_run,
         resolve_run_url,
     )
-    from .handoff import HandOff, HandOffTarget, hand_off, remote_target
+    from .handoff import HandOff, HandOffTarget, StaleApproval, hand_off, remote_target
     from .history import (
         budget_usage,
         export_run,
@@ -68,11 +68,12 @@ if TYPE_CHECKING:
         step_subject,
         timeline,
     )
-    from .history_backend import FailureHistory, FailureRow, HistoryRow, HistorySQL, Recurring, RunRecord
+    from .history_backend import FailureHistory, HistoryRow, HistorySQL, Recurring, RunRecord
     from .models_info import models_in
     from .pruning import prune_runs
     from .pull_request_fixes import (
         ApprovedPullRequest,
+        CheckoutFailed,
         PullRequestHead,
         approve_for_pull_request,
         fix_pull_request,
@@ -102,15 +103,15 @@ __getattr__ = lazy_exports(__name__, {
         "COMMENT_MARKER", "CommentOutcome", "GitHubRunReport", "comment_on_pull_request", "github_logs",
         "report_github_run", "resolve_run_url"
     ),
-    "handoff": ("HandOff", "HandOffTarget", "hand_off", "remote_target"),
+    "handoff": ("HandOff", "HandOffTarget", "StaleApproval", "hand_off", "remote_target"),
     "history": ("budget_usage", "export_run", "format_duration", "run_span_ms", "shorten", "step_outcome",
                 "step_subject", "timeline"),
-    "history_backend": ("FailureHistory", "FailureRow", "HistoryRow", "HistorySQL", "Recurring", "RunRecord"),
+    "history_backend": ("FailureHistory", "HistoryRow", "HistorySQL", "Recurring", "RunRecord"),
     "recurring": ("list_recurring", "prune_history"),
     "models_info": ("models_in",),
     "pruning": ("prune_runs",),
-    "pull_request_fixes": ("ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
-                           "pull_request_head"),
+    "pull_request_fixes": ("ApprovedPullRequest", "CheckoutFailed", "PullRequestHead", "approve_for_pull_request",
+                           "fix_pull_request", "pull_request_head"),
     "receipts": ("receipt_lines", "receipt_markdown", "receipts_of"),
     "runtime": ("Observer", "github_access", "tool_bounds"),
     "service_settings": ("ServiceSettings", "load_service_settings"),
@@ -125,12 +126,12 @@ __all__ = [
     "WRITE_ROLES",
     "ApprovalOutcome",
     "ApprovedPullRequest",
+    "CheckoutFailed",
     "CommentOutcome",
     "DiagnosisReport",
     "Discovery",
     "DownloadReport",
     "FailureHistory",
-    "FailureRow",
     "FixOutcome",
     "GitHubRunReport",
     "HandOff",
@@ -149,6 +150,7 @@ __all__ = [
     "RunRecord",
     "ServiceSettings",
     "Settings",
+    "StaleApproval",
     "apply_settings",
     "approve_for_pull_request",
     "approve_run",

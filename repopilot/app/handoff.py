@@ -50,7 +50,7 @@ from .github_app import open_draft_pull_request
 from .receipts import receipt_markdown
 from .settings import Settings
 
-__all__ = ["HandOff", "HandOffTarget", "hand_off", "pull_request_body", "remote_target"]
+__all__ = ["HandOff", "HandOffTarget", "StaleApproval", "hand_off", "pull_request_body", "remote_target"]
 
 _GITHUB_HOSTS = ("github.com", "www.github.com")
 _BODY_CHARS = 60_000  # under GitHub's 65,536-character limit on a pull request's body
@@ -133,16 +133,38 @@ def _approved(run_id: str, trace: RunTrace) -> Proposal:
     return proposal
 
 
-def _check_tip(root: Path, proposal: Proposal) -> None:
+class StaleApproval(ApprovalError):
+    """An approval recorded without its commit's object (by a RepoPilot from before `commit_object`), handed off
+    from a checkout that lacks the commit: exactly that commit cannot be pushed, so the approval is withdrawn and
+    the person is asked to approve again (which applies the reviewed diff afresh and records the object)."""
+
+
+def _check_tip(run_id: str, root: Path, proposal: Proposal) -> None:
     """The commit to push exists here: the approved one, or (in a checkout that lacks it, as a retried hand-off's
     fresh clone) made again, byte for byte, from its recorded object and the diff; else nothing is pushed."""
     commit = str(proposal.commit)
     found = run_git(root, ["rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"], check=False).strip()
     if found == commit:
         return
-    if proposal.commit_object is None:  # approved before the object was recorded
-        raise ApprovalError(f"the approved commit {commit[:12]} is not in {root}; nothing was pushed")
+    if proposal.commit_object is None:
+        _withdraw(run_id, proposal)
+        raise StaleApproval(f"run {run_id} was approved by an earlier RepoPilot, which did not record how to make "
+                            f"the approved commit {commit[:12]} again, and this checkout does not have it; nothing "
+                            f"was pushed. The approval is withdrawn: approve the run again (`repopilot approve "
+                            f"{run_id} --push`) to apply the reviewed diff afresh and push that")
     rebuild_commit(root, proposal.diff, commit, proposal.commit_object)
+
+
+def _withdraw(run_id: str, proposal: Proposal) -> None:
+    """The run awaits approval again, its old approval kept in the trace's steps (the caller holds the lock)."""
+    rec = TraceRecorder.resume(run_id)
+    pending = proposal.model_copy(update={"decision": None, "decided_by": None, "decided_at": None, "branch": None,
+                                          "commit": None})
+    rec.trace.proposal = pending.model_dump(mode="json")
+    rec.step("approval", result="approval withdrawn", detail={
+        "decision": "withdrawn", "sha256": proposal.sha256, "commit": proposal.commit,
+        "why": "approved without the commit's object, and the commit is not in the checkout handed off from"})
+    rec.finish("awaiting_approval")
 
 
 def hand_off(settings: Settings, run_id: str, target: HandOffTarget, *, pull_request: bool,
@@ -155,7 +177,7 @@ def hand_off(settings: Settings, run_id: str, target: HandOffTarget, *, pull_req
         if pull_request and not (target.owner and target.repo and target.base and settings.github_token):
             raise ConfigError("a pull request needs a GitHub repository, a base branch and GITHUB_TOKEN; nothing "
                               "was pushed")
-        _check_tip(target.root, proposal)
+        _check_tip(run_id, target.root, proposal)
         branch, commit = str(proposal.branch), str(proposal.commit)
         shown = redact_text(target.push_url)
         rec = TraceRecorder.resume(run_id)

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..ci import FailureRow, HistoryRow, HistorySQL, Recurring, RunRecord
+from ..ci import HistoryRow, HistorySQL, Recurring, RunRecord
 
 # HistorySQL: the read queries, for a client that brings its own store (the service's PostgreSQL tables).
-__all__ = ["FailureHistory", "FailureRow", "HistoryRow", "HistorySQL", "Recurring", "RunRecord"]
+__all__ = ["FailureHistory", "HistoryRow", "HistorySQL", "Recurring", "RunRecord"]
 
 
 class FailureHistory(Protocol):

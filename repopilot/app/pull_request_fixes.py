@@ -15,14 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..ci import GitHubClient
-from ..core import InputError
-from ..repo import checkout_pull_request, fetch_branch
+from ..core import InputError, RunError, TraceRecorder, redact_text, run_lock
+from ..repo import GitFailed, GitTimeout, checkout_pull_request, fetch_branch
 from .fix_runs import ApprovalOutcome, FixOutcome, approve_run, start_fix
 from .handoff import HandOffTarget, hand_off
 from .settings import Settings
 
-__all__ = ["ApprovedPullRequest", "PullRequestHead", "approve_for_pull_request", "fix_pull_request",
-           "pull_request_head"]
+__all__ = ["ApprovedPullRequest", "CheckoutFailed", "PullRequestHead", "approve_for_pull_request",
+           "fix_pull_request", "pull_request_head"]
+
+
+class CheckoutFailed(RunError):
+    """The pull request's head (or the branch an earlier attempt pushed) could not be fetched: nothing was applied
+    or pushed. `why` is git's own message, redacted (it is shown to the user)."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
 
 
 @dataclass(frozen=True)
@@ -54,11 +63,31 @@ def _fresh(workdir: Path, name: str) -> Path:
 def fix_pull_request(settings: Settings, head: PullRequestHead, run_url: str, workdir: Path) -> FixOutcome:
     """Diagnose the failed run at `run_url`, then run the fix agent on the PR's head until it proposes."""
     root = _fresh(workdir, f"{head.owner}-{head.repo}-{head.number}-fix")
-    checkout_pull_request(root, head.clone_url, head.number, head.branch, token=settings.github_token)
     try:
+        _checkout(root, head, settings.github_token)
         return start_fix(run_url, settings, repo=root, no_llm_diagnosis=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _checkout(root: Path, head: PullRequestHead, token: str | None, *, also: str | None = None) -> None:
+    """A fresh checkout of the PR's head in `root` (and branch `also` when the remote has it), or CheckoutFailed."""
+    try:
+        checkout_pull_request(root, head.clone_url, head.number, head.branch, token=token)
+        if also is not None:
+            fetch_branch(root, head.clone_url, also, token=token)
+    except (GitFailed, GitTimeout) as exc:
+        said = (exc.stderr.strip() if isinstance(exc, GitFailed) else "") or str(exc)
+        why = redact_text(said[-400:])
+        raise CheckoutFailed(f"fetching pull request #{head.number} of {head.owner}/{head.repo} failed: {why}; "
+                             "nothing was applied or pushed", why) from None
+
+
+def _record_checkout_failure(run_id: str, exc: CheckoutFailed) -> None:
+    # The run's trace says why this approval did nothing (the service keeps the trace with the run).
+    with run_lock(run_id):
+        TraceRecorder.resume(run_id).step("decision", result="checkout failed", error=str(exc),
+                                          detail={"decision": "checkout"})
 
 
 @dataclass(frozen=True)
@@ -81,8 +110,11 @@ def approve_for_pull_request(settings: Settings, head: PullRequestHead, run_id: 
     target = HandOffTarget(root, head.clone_url, push_token=token, owner=head.owner, repo=head.repo, base=head.branch,
                            api_url=settings.github_api_url)
     try:
-        checkout_pull_request(root, head.clone_url, head.number, head.branch, token=token)
-        fetch_branch(root, head.clone_url, branch, token=token)  # pushed by an earlier attempt: recognised
+        try:
+            _checkout(root, head, token, also=branch)  # a branch pushed by an earlier attempt: recognised
+        except CheckoutFailed as exc:
+            _record_checkout_failure(run_id, exc)
+            raise
         outcome = approve_run(run_id, repo=root, sha256=sha256, who=who)
         note = (f"Approved by @{who} in #{head.number} (diff sha256 `{outcome.proposal.sha256}`, run `{run_id}`).")
         done = hand_off(settings, run_id, target, pull_request=True, note=note)

@@ -18,15 +18,14 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 from ..core import ConfigError
-from .history_records import FailureRow, HistoryRow, Recurring, RunRecord
+from .history_records import HistoryRow, Recurring, RunRecord
 from .history_sql import HistorySQL
 
 __all__ = ["HistoryStore"]
 
 _SQL = HistorySQL(param="?", diagnoses="diagnoses", failures="failures", summary="summary",
-                  branches="summary_branches")
+                  branches="summary_branches", fp_commits="fp_commits", passes="passes", meta="meta")
 _BUSY_MS = 30_000
-_PRUNE_EVERY = 86_400.0  # recording prunes at most once a day
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS diagnoses (
     id INTEGER PRIMARY KEY,
@@ -109,7 +108,7 @@ class HistoryStore:
     def record_many(self, runs: Sequence[RunRecord]) -> int:
         """Record several diagnoses in one transaction; returns how many were new."""
         with self._write() as db:
-            return sum(_insert(db, run) for run in runs)
+            return sum(_SQL.insert(db.execute, run) for run in runs)
 
     def recurring(self, limit: int = 20, fingerprints: Sequence[str] | None = None) -> list[Recurring]:
         """The most recorded fingerprints (or the given ones), most frequent first."""
@@ -136,88 +135,12 @@ class HistoryStore:
         """Prune when the last prune is more than a day old (so the file stays bounded without a cron job)."""
         now = now or time.time()
         with self._connect() as db:
-            last = db.execute("SELECT value FROM meta WHERE name = 'pruned_at'").fetchone()
-        if last is not None and now - float(last[0]) < _PRUNE_EVERY:
-            return 0
-        return self.prune(older_than_days, now=now)
+            due = _SQL.prune_due(db.execute, now)
+        return self.prune(older_than_days, now=now) if due else 0
 
     def prune(self, older_than_days: float, *, now: float | None = None) -> int:
         """Forget diagnoses recorded more than `older_than_days` ago; returns how many. The summary is rebuilt
         from what is left."""
-        cutoff = (now or time.time()) - older_than_days * 86_400
+        now = now or time.time()
         with self._write() as db:
-            gone = db.execute("DELETE FROM diagnoses WHERE recorded_at < ?", (cutoff,)).rowcount
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('pruned_at', ?)", (str(now or time.time()),))
-            if gone:
-                _rebuild_summary(db)
-        return gone
-
-
-def _insert(db: sqlite3.Connection, run: RunRecord) -> bool:
-    cur = db.execute(
-        "INSERT OR IGNORE INTO diagnoses (key, recorded_at, repository, workflow, job, branch, commit_sha, "
-        "run_id, attempt, url, source, category, conclusion) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (run.key(), run.recorded_at, run.repository, run.workflow, run.job, run.branch, run.commit,
-         run.run_id, run.attempt, run.url, run.source, run.category, run.conclusion))
-    if cur.rowcount == 0:
-        return False
-    unique = {f.fingerprint: f for f in run.failures}
-    db.executemany("INSERT INTO failures (diagnosis_id, fingerprint, rule, category, message) VALUES (?,?,?,?,?)",
-                   [(cur.lastrowid, f.fingerprint, f.rule, f.category, f.message[:500]) for f in unique.values()])
-    for f in unique.values():
-        _summarise(db, f, run)
-    if run.conclusion == "success" and run.commit:
-        _passed(db, run)
-    return True
-
-
-def _job_key(run: RunRecord) -> tuple[str, str, str]:
-    return run.repository or "", run.job or "", run.commit or ""
-
-
-def _passed(db: sqlite3.Connection, run: RunRecord) -> None:
-    # A job passing on a commit makes every fingerprint it failed with on that commit a flake there.
-    if db.execute("INSERT OR IGNORE INTO passes VALUES (?,?,?)", _job_key(run)).rowcount:
-        db.execute("UPDATE summary SET flaky_commits = flaky_commits + 1 WHERE fingerprint IN (SELECT fingerprint "
-                   "FROM fp_commits WHERE repository = ? AND job = ? AND commit_sha = ?)", _job_key(run))
-
-
-def _summarise(db: sqlite3.Connection, f: FailureRow, run: RunRecord) -> None:
-    db.execute(
-        "INSERT INTO summary (fingerprint, count, first_seen, last_seen, first_commit, rule, category, message) "
-        "VALUES (?,1,?,?,?,?,?,?) ON CONFLICT(fingerprint) DO UPDATE SET count = count + 1, "
-        "first_commit = CASE WHEN excluded.first_seen < first_seen OR first_commit IS NULL "
-        "  THEN coalesce(excluded.first_commit, first_commit) ELSE first_commit END, "
-        "first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen), "
-        "rule = excluded.rule, category = excluded.category, message = excluded.message",
-        (f.fingerprint, run.recorded_at, run.recorded_at, run.commit, f.rule, f.category, f.message[:500]))
-    if run.branch:
-        db.execute("INSERT OR IGNORE INTO summary_branches VALUES (?, ?)", (f.fingerprint, run.branch))
-    if run.commit and db.execute("INSERT OR IGNORE INTO fp_commits VALUES (?,?,?,?)",
-                                 (f.fingerprint, *_job_key(run))).rowcount:
-        passed = db.execute("SELECT count(*) FROM passes WHERE repository = ? AND job = ? AND commit_sha = ?",
-                            _job_key(run)).fetchone()[0]
-        db.execute("UPDATE summary SET commits = commits + 1, flaky_commits = flaky_commits + ? "
-                   "WHERE fingerprint = ?", (passed, f.fingerprint))
-
-
-def _rebuild_summary(db: sqlite3.Connection) -> None:
-    for statement in ("DELETE FROM summary", "DELETE FROM summary_branches", "DELETE FROM fp_commits",
-                      "DELETE FROM passes"):
-        db.execute(statement)
-    db.execute("INSERT OR IGNORE INTO passes SELECT coalesce(repository, ''), coalesce(job, ''), commit_sha "
-               "FROM diagnoses WHERE conclusion = 'success' AND commit_sha IS NOT NULL")
-    db.execute("INSERT OR IGNORE INTO fp_commits SELECT f.fingerprint, coalesce(d.repository, ''), "
-               "coalesce(d.job, ''), d.commit_sha FROM failures f JOIN diagnoses d ON d.id = f.diagnosis_id "
-               "WHERE d.commit_sha IS NOT NULL")
-    db.execute(
-        "INSERT INTO summary SELECT f.fingerprint, count(*), min(d.recorded_at), max(d.recorded_at), "
-        "(SELECT d2.commit_sha FROM failures f2 JOIN diagnoses d2 ON d2.id = f2.diagnosis_id "
-        "  WHERE f2.fingerprint = f.fingerprint AND d2.commit_sha IS NOT NULL ORDER BY d2.recorded_at LIMIT 1), "
-        "max(f.rule), max(f.category), max(f.message), "
-        "(SELECT count(*) FROM fp_commits c WHERE c.fingerprint = f.fingerprint), "
-        "(SELECT count(*) FROM fp_commits c JOIN passes p USING (repository, job, commit_sha) "
-        "  WHERE c.fingerprint = f.fingerprint) "
-        "FROM failures f JOIN diagnoses d ON d.id = f.diagnosis_id GROUP BY f.fingerprint")
-    db.execute("INSERT OR IGNORE INTO summary_branches SELECT DISTINCT f.fingerprint, d.branch FROM failures f "
-               "JOIN diagnoses d ON d.id = f.diagnosis_id WHERE d.branch IS NOT NULL")
+            return _SQL.prune(db.execute, now - older_than_days * 86_400, now)

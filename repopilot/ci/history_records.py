@@ -19,8 +19,11 @@ __all__ = ["FailureRow", "HistoryRow", "Recurring", "RunPlace", "RunRecord", "st
 
 def storable_text(value: str | None) -> str | None:
     """`value` as both stores can hold it: a file name that is not UTF-8 arrives with lone surrogates, which neither
-    SQLite nor PostgreSQL can store (each becomes U+FFFD)."""
-    return None if value is None else value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    SQLite nor PostgreSQL can store, and PostgreSQL refuses NUL in text (a log line may hold one); each becomes
+    U+FFFD, in both stores alike."""
+    if value is None:
+        return None
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace").replace("\x00", "\ufffd")
 
 
 def _make_storable(record: object, names: tuple[str, ...]) -> None:

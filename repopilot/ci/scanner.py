@@ -26,7 +26,7 @@ from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .late import LATE_BYTES, LateHit, LateHits
-from .lines import display_text
+from .lines import clean_startswith, display_text
 from .pieces import cleaned_pieces
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
@@ -78,11 +78,14 @@ _EAGER = 100
 _EAGER_TOTAL = 300
 _MAX_LOSERS = 2000
 _MAX_HITS = 20000
+_MAX_PLANS = 4096  # distinct sets of patterns flagged on one line whose plan is kept (a log has a few dozen)
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 # What a piece of the log is to `Scanner.scan_pieces`: read before the part scanned, the part, read after it.
 LEAD, OWN, TRAIL = "lead", "own", "trail"
 
 ProgressFn = Callable[[int], None]
+# A flagged line's rules (catalog indexes), structure markers, and (rules, their ids): see `Scanner._plan`.
+_Plan = tuple[tuple[int, ...], frozenset[str], tuple[tuple[int, ...], tuple[str, ...]]]
 
 
 def hyperscan_available() -> bool:
@@ -310,6 +313,7 @@ class Scanner:
         # The same as tables a flagged line reads (rule index or -1; structure name or "").
         self._rule_of = [int(what) if kind == "rule" else -1 for kind, what in self._targets]
         self._struct_of = [str(what) if kind == "struct" else "" for kind, what in self._targets]
+        self._plans: dict[frozenset[int], _Plan] = {}
         use_hs = engine == "hyperscan" or (engine is None and hyperscan_available()
                                            and (compile_hyperscan or hyperscan_cached(patterns, cache_dir)))
         self.engine: _Engine = _HyperscanEngine(patterns, cache_dir) if use_hs else _ReEngine(patterns)
@@ -345,8 +349,7 @@ class Scanner:
             else:
                 order, by_line, newlines, anchors = [], {}, cleaned.count(b"\n"), []
             chunk = Chunk(cleaned, next_line, newlines)
-            for n, offset in anchors:
-                chunk.anchor(n, offset)
+            chunk.anchor_many(anchors)
             if role == OWN:
                 next_line = chunk.last + 1
             if window.full():
@@ -433,18 +436,26 @@ class Scanner:
         for n in order:
             self._line(n, by_line[n], window, state)
 
-    def _line(self, n: int, pids: Iterable[int], window: Window, state: _State) -> None:
-        rules: list[int] = []
-        structs: set[str] = set()
-        rule_of = self._rule_of
-        for pid in pids:
-            i = rule_of[pid]
-            if i >= 0:
-                rules.append(i)
-            else:
-                structs.add(self._struct_of[pid])
-        idxs = sorted(set(rules)) if len(rules) > 1 else rules
-        if not structs and state.defer(n, idxs, self.catalog.rules, window):
+    def _plan(self, pids: set[int]) -> _Plan:
+        """What a flagged line's pattern ids call for: its rules (catalog order), its structure markers, and the
+        key it waits under as a late candidate (its rules and their ids). Lines flag few distinct sets of
+        patterns, so each set is worked out once per scanner."""
+        key = frozenset(pids)
+        plan = self._plans.get(key)
+        if plan is None:
+            rule_of = self._rule_of
+            idxs = tuple(sorted({rule_of[p] for p in key if rule_of[p] >= 0}))
+            structs = frozenset(self._struct_of[p] for p in key if rule_of[p] < 0)
+            plan = (idxs, structs, (idxs, tuple(self.catalog.rules[i].id for i in idxs)))
+            if len(self._plans) < _MAX_PLANS:
+                self._plans[key] = plan
+        return plan
+
+    def _line(self, n: int, pids: set[int], window: Window, state: _State) -> None:
+        idxs, structs, late_key = self._plan(pids)
+        if not structs and state.defer(n, late_key, window):
+            return
+        if not idxs and state.markers_from_bytes(n, structs, window):
             return
         text = window.get(n)
         if text is None:
@@ -477,7 +488,7 @@ class _State:
                     continue
                 keep[k] = display_text(t)
 
-    def structure(self, n: int, text: str, structs: set[str], window: Window) -> None:
+    def structure(self, n: int, text: str, structs: frozenset[str], window: Window) -> None:
         res = self.res
         if "group" in structs and text.startswith("##[group]"):
             self.in_group = True
@@ -502,7 +513,41 @@ class _State:
             if len(res.jobs) > _KEEP_JOBS:
                 del res.jobs[: _KEEP_JOBS // 2]
 
-    def rules(self, n: int, text: str, idxs: list[int], rules: tuple[Rule, ...], window: Window) -> None:
+    def markers_from_bytes(self, n: int, structs: frozenset[str], window: Window) -> bool:
+        """`structure` for a line flagged only for markers that need no text of it (True: done): past the first
+        `_KEEP_MARKERS` groups a line only opens or closes one, which its bytes tell (`clean_startswith`), and
+        an error annotation or a success line past theirs changes nothing. A big Actions log has tens of
+        thousands of such lines, each decoded and cleaned otherwise."""
+        res = self.res
+        if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
+                or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
+                or ("success" in structs and len(res.successes) < _KEEP_MARKERS)):
+            return False
+        if "group" not in structs and "endgroup" not in structs:
+            return True
+        chunk = window.chunk_of(n)
+        if chunk is None:
+            return False
+        raw = chunk.raw(n)
+        if "group" in structs:
+            opens = clean_startswith(raw, b"##[group]")
+            if opens is None:
+                return False
+            if opens:
+                self.in_group = True
+                self.group_is_run = clean_startswith(raw, b"##[group]Run ") is True
+                return True
+        if "endgroup" in structs:
+            closes = clean_startswith(raw, b"##[endgroup]")
+            if closes is None:
+                return False
+            if closes:
+                self.in_group = False
+                if len(res.endgroups) < _KEEP_MARKERS:
+                    res.endgroups.append(n)
+        return True
+
+    def rules(self, n: int, text: str, idxs: tuple[int, ...], rules: tuple[Rule, ...], window: Window) -> None:
         if len(self.res.hits) >= _MAX_HITS:
             self.res.hits_dropped += 1  # memory stays bounded on pathological logs
             return
@@ -530,16 +575,17 @@ class _State:
             self.classes.check(n, window)
         self.hit(n, found, get, self.in_group and self.group_is_run)
 
-    def defer(self, n: int, idxs: list[int], rules: tuple[Rule, ...], window: Window) -> bool:
-        """Queue line `n` as a late candidate when all its rules are past their first `_EAGER` hits (or all rules
-        together past `_EAGER_TOTAL`)."""
+    def defer(self, n: int, late_key: tuple[tuple[int, ...], tuple[str, ...]], window: Window) -> bool:
+        """Queue line `n` as a late candidate when all its rules (`late_key`: their indexes and ids) are past their
+        first `_EAGER` hits (or all rules together past `_EAGER_TOTAL`)."""
+        idxs, rule_ids = late_key
         counts = self.counts
-        if not idxs or (self.eager < _EAGER_TOTAL and any(counts.get(rules[i].id, 0) < _EAGER for i in idxs)):
+        if not idxs or (self.eager < _EAGER_TOTAL and any(counts.get(rid, 0) < _EAGER for rid in rule_ids)):
             return False
-        self._enqueue(n, idxs, tuple(rules[i].id for i in idxs), window)
+        self.late.add(n, idxs, rule_ids, window.chunk_of(n), self.in_group and self.group_is_run)
         return True
 
-    def _enqueue(self, n: int, idxs: list[int], rule_ids: tuple[str, ...], window: Window) -> None:
+    def _enqueue(self, n: int, idxs: tuple[int, ...], rule_ids: tuple[str, ...], window: Window) -> None:
         # Candidates wait by the thousand and most flag the same few rules: they share one tuple of each.
         key = (tuple(idxs), rule_ids)
         shared = self.shared.setdefault(key, key)
@@ -556,15 +602,22 @@ class _State:
             return
         n = item.line
         text = chunk.clean(n)
-        get = window.near(n, _NEAR_BEFORE, _NEAR_AFTER)
+        get: LineGetter | None = None  # lines around it, read only for a rule with a `next_line` condition
         found = []
         for i in item.idxs:
-            got = match_line(rules[i], text)
-            if got is not None and next_line_ok(rules[i], get, n):
-                found.append((rules[i], got[0], got[1]))
+            rule = rules[i]
+            got = match_line(rule, text)
+            if got is None:
+                continue
+            if rule.next_line is not None:
+                get = get or window.near(n, _NEAR_BEFORE, _NEAR_AFTER)
+                if not next_line_ok(rule, get, n):
+                    continue
+            found.append((rule, got[0], got[1]))
         if not found:
             return
-        found.sort(key=lambda f: -f[0].confidence)
+        if len(found) > 1:
+            found.sort(key=lambda f: -f[0].confidence)
         item.found = found
         self.late.keep(item, chunk.data, *chunk.span(n, LATE_BYTES))
 

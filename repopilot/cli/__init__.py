@@ -1,7 +1,7 @@
 """The command line. `run` is the console script: it loads the CLI inside a guard, so Ctrl-C while the modules
 are still loading ends quietly (exit 130, the shell's convention) instead of printing a traceback. Before that it
-installs the patterns a wheel carries compiled (cli/compiled_patterns.py), so the modules it loads do not compile
-them again."""
+installs what a wheel carries compiled (cli/precompiled.py: regular expressions, dataclasses' methods), so the
+modules it loads do not compile them again."""
 
 import sys
 
@@ -10,7 +10,7 @@ __all__ = ["run"]
 
 def run() -> None:
     try:
-        from .compiled_patterns import install
+        from .precompiled import install
 
         install()
         from .main import main

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 from ..app import (
     WRITE_ROLES,
+    CheckoutFailed,
     Settings,
+    StaleApproval,
     approve_for_pull_request,
     diagnosed_run_url,
     fix_pull_request,
@@ -21,6 +23,7 @@ from ..app import (
     upsert_comment,
 )
 from ..core import ApprovalError, GitHubAPIError, Proposal, RunError, RunTrace, load_trace, redact_text, restore_trace
+from ..core.sanitize import visible
 from .events import ApproveCommand, FixCommand
 from .model_gate import record_usage
 
@@ -93,7 +96,11 @@ def fix_command(rt: Runtime, work: FixCommand) -> None:
         _reply(settings, work, f"RepoPilot has not diagnosed a failed run on this PR's head ({head.sha[:12]}) "
                                "yet; nothing to fix.")
         return
-    outcome = fix_pull_request(settings, head, run_url, rt.settings.workdir)  # each model call through the gate
+    try:
+        outcome = fix_pull_request(settings, head, run_url, rt.settings.workdir)  # each model call through the gate
+    except CheckoutFailed as exc:
+        _reply(settings, work, _checkout_failed("start a fix run", "/repopilot fix", exc))
+        return
     trace = outcome.trace
     rt.store.save_trace(trace)
     record_usage(rt.store, work.installation_id, [trace])
@@ -121,6 +128,16 @@ def approve_command(rt: Runtime, work: ApproveCommand) -> None:
     head = pull_request_head(settings, work.owner, work.repo, work.pull_request)
     try:
         done = approve_for_pull_request(settings, head, run_id, work.sha256, work.user, rt.settings.workdir)
+    except CheckoutFailed as exc:  # recorded in the run's trace; the run is as it was before this command
+        _reply(settings, work, _checkout_failed("apply the approval", f"/repopilot approve {work.sha256}", exc))
+        return
+    except StaleApproval:  # withdrawn (recorded in the run's trace): the run awaits approval again
+        _reply(settings, work, "RepoPilot could not push this approval: it was recorded by an earlier version, "
+                               "which did not keep what is needed to make the approved commit again, and that commit "
+                               "is gone; nothing was pushed. The old approval is withdrawn: comment "
+                               f"`/repopilot approve {work.sha256}` again to re-approve, and the reviewed diff is "
+                               "applied afresh on this pull request's head and pushed.")
+        return
     except ApprovalError as exc:
         _reply(settings, work, f"RepoPilot could not apply the approval: {redact_text(str(exc))}")
         return
@@ -136,6 +153,12 @@ def approve_command(rt: Runtime, work: ApproveCommand) -> None:
         _keep(rt, run_id)
     _reply(settings, work, f"Approved by @{work.user}: the fix is on branch `{done.branch}`, in draft pull request "
                            f"#{done.number} ({done.url}).")
+
+
+def _checkout_failed(what: str, again: str, exc: CheckoutFailed) -> str:
+    # git's message may name a URL or path: shown redacted and sanitised, in a block nothing inside can close.
+    return (f"RepoPilot could not fetch this pull request to {what}; nothing was pushed. Comment `{again}` again "
+            f"to retry. What git said:\n\n{_fenced(visible(exc.why))}")
 
 
 def _keep(rt: Runtime, run_id: str) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from repopilot.app import HandOffTarget, hand_off, load_settings
 from repopilot.cli.main import main
-from repopilot.core import ApprovalError, load_trace
+from repopilot.core import ApprovalError, load_trace, restore_trace
 from repopilot.repo import remote as remote_module
 from tests.app.test_verify import PYTEST, _propose, _run
 from tests.cli.test_fix import FIX
@@ -159,6 +159,38 @@ def test_a_failed_push_keeps_the_approval_and_can_run_again(git_repo: Path, tmp_
     subprocess.run(["git", "init", "-q", "--bare", str(missing)], check=True)
     assert main(["approve", run_id, "--push"]) == 0
     assert _heads(missing) == [f"refs/heads/repopilot/{run_id}"]
+
+
+def test_an_approval_from_before_commit_objects_is_withdrawn_and_can_be_given_again(
+        git_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Approved by a RepoPilot that did not record the commit's object, handed off from a clone that lacks the
+    commit: refused (exit 2, no traceback) saying what to do, the approval withdrawn; approving again applies the
+    reviewed diff afresh there and pushes it."""
+    run_id, sha256 = _proposed(git_repo, tmp_path)
+    assert main(["approve", run_id, "--sha256", sha256]) == 0
+    trace = load_trace(run_id)
+    assert trace.proposal is not None
+    old, base = trace.proposal["commit"], trace.proposal["base_branch"]
+    trace.proposal = {**trace.proposal, "commit_object": None}  # as an earlier RepoPilot recorded it
+    restore_trace(trace)
+    clone, bare = tmp_path / "clone", _bare(tmp_path)
+    subprocess.run(["git", "clone", "-q", "--no-local", "--single-branch", "--branch", base, str(git_repo),
+                    str(clone)], check=True)
+    _git(clone, "remote", "set-url", "origin", str(bare))
+    capsys.readouterr()
+
+    assert main(["approve", run_id, "--repo", str(clone), "--push"]) == 2
+    err = capsys.readouterr().err
+    assert "approved by an earlier RepoPilot" in err and "nothing was pushed" in err and "Traceback" not in err
+    assert f"repopilot approve {run_id} --push" in err and _heads(bare) == []
+    after = load_trace(run_id)
+    assert after.status == "awaiting_approval" and after.proposal is not None and after.proposal["decision"] is None
+    assert [s.result for s in after.steps if s.type == "approval"] == ["approved", "approval withdrawn"]
+
+    assert main(["approve", run_id, "--repo", str(clone), "--sha256", sha256, "--push"]) == 0
+    pushed = _git(bare, "rev-parse", f"repopilot/{run_id}").strip()
+    assert pushed != old and load_trace(run_id).proposal["commit_object"]  # type: ignore[index]
+    assert _git(bare, "rev-parse", f"repopilot/{run_id}^").strip() == _git(clone, "rev-parse", base).strip()
 
 
 def test_a_run_not_approved_is_not_handed_off(git_repo: Path, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import time
+from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
 
@@ -102,16 +103,51 @@ def test_a_record_is_a_place_and_what_was_found_there() -> None:
     assert {f.name for f in fields(RunPlace)} < {f.name for f in fields(RunRecord)}  # one definition of where
 
 
+TABLES = {"diagnoses": "d", "failures": "f", "summary": "s", "branches": "b", "fp_commits": "c", "passes": "p",
+          "meta": "m"}
+
+
 def test_the_query_builder_takes_only_plain_table_names_and_known_markers() -> None:
     # The names are joined into the queries' text, so anything but an identifier is refused up front.
     with pytest.raises(ValueError, match="identifiers"):
-        HistorySQL(param="?", diagnoses="d; DROP TABLE x", failures="f", summary="s", branches="b")
+        HistorySQL(param="?", **{**TABLES, "diagnoses": "d; DROP TABLE x"})
     with pytest.raises(ValueError, match="marker"):
-        HistorySQL(param=":x", diagnoses="d", failures="f", summary="s", branches="b")
-    sql = HistorySQL(param="%s", diagnoses="d", failures="f", summary="s", branches="b")
+        HistorySQL(param=":x", **TABLES)
+    sql = HistorySQL(param="%s", **TABLES)
     seen: list[tuple[str, list[object]]] = []
     assert sql.rows(lambda q, a: seen.append((q, a)) or [], "fp", job="test", limit=3) == []
     assert seen[0][1] == ["fp", "test", 3] and seen[0][0].count("%s") == 3 and "?" not in seen[0][0]
+
+
+class _Cursor:
+    rowcount = 1
+
+    def fetchone(self) -> tuple[int]:
+        return (7,)
+
+    def __iter__(self) -> Iterator[tuple[int]]:
+        return iter([])
+
+
+def test_writes_are_built_by_the_same_dialect_with_every_text_made_storable() -> None:
+    """The writes go through the one builder too: the dialect's marker and names only, one argument per marker,
+    and every text cleaned on the way in, even one set after the record was made."""
+    sql = HistorySQL(param="%s", **TABLES)
+    seen: list[tuple[str, list[object]]] = []
+
+    def write(query: str, args: list[object]) -> _Cursor:
+        seen.append((query, args))
+        return _Cursor()
+
+    run = _run("1", "c1", [FP_A], conclusion="success")
+    run.job, run.failures[0].message = "\udcffjob", "nul\x00here"
+    assert sql.insert(write, run)
+    sql.prune(write, 0.0, 1.0)
+    assert len(seen) > 8 and all("?" not in q and q.count("%s") == len(a) for q, a in seen)
+    assert all(" diagnoses" not in q and " summary " not in q for q, _ in seen)  # only the dialect's names
+    texts = [a for _, args in seen for a in args if isinstance(a, str)]
+    assert "\ufffdjob" in texts and "nul\ufffdhere" in texts
+    assert not any("\x00" in t or "\udcff" in t for t in texts)
 
 
 def test_a_history_row_is_a_place_as_recorded(tmp_path: Path) -> None:

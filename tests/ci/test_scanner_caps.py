@@ -56,3 +56,21 @@ def test_passing_class_spans_are_found_across_chunks() -> None:
         assert len(res.passed_classes) == 1
         start, end = res.passed_classes[0]
         assert (start, end) == (2, 405)  # `Running` .. its summary, the failing class not among them
+
+
+def test_a_set_of_flagged_patterns_is_planned_once_rules_in_catalog_order() -> None:
+    sc = Scanner(load_catalog(), engine="re")
+    rules = sc.catalog.rules
+    pids_of: dict[int, list[int]] = {}
+    for pid, rule_index in enumerate(sc._rule_of):
+        if rule_index >= 0:
+            pids_of.setdefault(rule_index, []).append(pid)
+    a = next(i for i, pids in pids_of.items() if len(pids) > 1)  # a rule with two triggers, both on the line
+    b = min(i for i in pids_of if i < a)
+    group = sc._struct_of.index("group")
+    idxs, structs, (late_idxs, ids) = plan = sc._plan({*pids_of[a], group, pids_of[b][0]})
+    assert idxs == late_idxs == (b, a)  # catalog order, each rule once
+    assert structs == {"group"}
+    assert ids == (rules[b].id, rules[a].id)
+    assert sc._plan({group, pids_of[b][0], *pids_of[a]}) is plan  # the same set: worked out once
+    assert sc._plan({group}) == ((), frozenset({"group"}), ((), ()))

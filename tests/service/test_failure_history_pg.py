@@ -81,6 +81,19 @@ def test_asked_fingerprints_come_back_in_the_order_asked_each_once(make_store: F
     assert store.rows(FP_B, commit="c2") == []
     assert store.fingerprints_of(10_000) == set()
 
+def test_texts_neither_store_can_hold_as_they_are_are_stored_alike(make_store: Factory) -> None:
+    """A file name that is not UTF-8 (lone surrogates) and a NUL from a log line: PostgreSQL refuses both, SQLite
+    the first; each store keeps them as U+FFFD, however the record came to hold them."""
+    store = make_store()
+    run = _run("1", "c1", [FP_A], branch="ma\udcffin")
+    run.job, run.failures[0].message = "t\udcffest", "broken\x00log"
+    assert store.record_many([run]) == 1
+    row = store.rows(FP_A)[0]
+    assert (row.job, row.branch) == ("t\ufffdest", "ma\ufffdin")
+    a = store.recurring()[0]
+    assert (a.message, a.branches) == ("broken\ufffdlog", ["ma\ufffdin"])
+
+
 def test_concurrent_workers_lose_nothing(database: str) -> None:
     """Four writers at once, two of them recording passes of the commits the others record failures on: every
     diagnosis is counted, and every failing commit that also passed is counted flaky (whichever came first)."""

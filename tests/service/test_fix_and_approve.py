@@ -152,3 +152,65 @@ def test_a_push_that_failed_is_retried_with_exactly_the_approved_commit(service:
     branch = next(b for b in _branches(bare) if b.startswith("refs/heads/repopilot/"))
     assert _git(bare, "rev-parse", branch).strip() == approved  # the recorded commit itself, not a look-alike
     assert _git(bare, "rev-parse", f"{branch}^").strip() == pr
+
+
+def _steps(service: Service, decision: str) -> list[str]:
+    (trace,) = service.sql("SELECT trace FROM repopilot_traces WHERE command = 'fix'")[0]
+    return [s["result"] for s in trace["steps"] if (s.get("detail") or {}).get("decision") == decision]
+
+
+def test_a_clone_that_fails_is_answered_and_leaves_the_run_as_it_was(service: Service, pr: str,
+                                                                     tmp_path: Path) -> None:
+    """The PR's repository cannot be fetched: the user is told so (git's message sanitised), and how to retry; the
+    approve job ends done, its failure in the run's trace, nothing applied or pushed. The retry then works."""
+    bare = tmp_path / "remote.git"
+    gone = str(tmp_path / "gone\u202etxt.git")  # git echoes the path; a bidi override must not reach the reply
+    service.github.clone_urls[REPO] = gone
+    no_fix = _command(service, "/repopilot fix", "mona", 30)
+    assert "could not fetch this pull request to start a fix run" in no_fix and "`/repopilot fix` again" in no_fix
+    service.github.clone_urls[REPO] = str(bare)
+    sha256 = _command(service, "/repopilot fix", "mona", 31).split("/repopilot approve ")[1].split()[0]
+
+    service.github.clone_urls[REPO] = gone
+    failed = _command(service, f"/repopilot approve {sha256}", "mona", 42)
+    assert "could not fetch this pull request to apply the approval; nothing was pushed" in failed
+    assert f"`/repopilot approve {sha256}` again to retry" in failed
+    assert "does not appear to be a git repository" in failed and "⟨U+202E⟩" in failed and "\u202e" not in failed
+    assert service.sql("SELECT status FROM procrastinate_jobs WHERE task_name = 'repopilot:approve'") == \
+        [("succeeded",)]  # answered: the job is done, not failed and not retried
+    assert _steps(service, "checkout") == ["checkout failed"]
+    assert service.sql("SELECT status FROM repopilot_traces WHERE command = 'fix'") == [("awaiting_approval",)]
+    assert _branches(bare) == ["refs/heads/feature"]
+
+    service.github.clone_urls[REPO] = str(bare)
+    assert "draft pull request #1000" in _command(service, f"/repopilot approve {sha256}", "mona", 43)
+
+
+def test_an_approval_from_before_commit_objects_is_refused_then_re_approved(service: Service, pr: str,
+                                                                             tmp_path: Path) -> None:
+    """An approval recorded without the commit's object (an earlier RepoPilot) whose push failed cannot be pushed
+    from a fresh checkout: the retry says so and what to do, and withdraws it; approving again applies the reviewed
+    diff afresh and pushes that."""
+    bare = tmp_path / "remote.git"
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    sha256 = _command(service, "/repopilot fix", "mona", 31).split("/repopilot approve ")[1].split()[0]
+    assert "could not hand off" in _command(service, f"/repopilot approve {sha256}", "mona", 42)
+    service.sql("UPDATE repopilot_traces SET trace = trace #- '{proposal,commit_object}' WHERE command = 'fix'")
+    (old,) = service.sql("SELECT trace->'proposal'->>'commit' FROM repopilot_traces WHERE command = 'fix'")[0]
+    hook.unlink()
+
+    refused = _command(service, f"/repopilot approve {sha256}", "mona", 43)
+    assert "recorded by an earlier version" in refused and "nothing was pushed" in refused
+    assert f"comment `/repopilot approve {sha256}` again to re-approve" in refused and "Traceback" not in refused
+    assert _branches(bare) == ["refs/heads/feature"]
+    assert _steps(service, "withdrawn") == ["approval withdrawn"]
+    assert service.sql("SELECT status, trace->'proposal'->>'decision' FROM repopilot_traces WHERE command = 'fix'") \
+        == [("awaiting_approval", None)]
+
+    assert "draft pull request #1000" in _command(service, f"/repopilot approve {sha256}", "mona", 44)
+    branch = next(b for b in _branches(bare) if b.startswith("refs/heads/repopilot/"))
+    assert _git(bare, "rev-parse", branch).strip() != old  # a new commit of the reviewed diff
+    assert "return a + b" in _git(bare, "show", f"{branch}:src/calc.py")
+    assert _git(bare, "rev-parse", f"{branch}^").strip() == pr

@@ -16,8 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import WORK, Step, cleanup, env, grep, project, shape_of, version
-from record import find, run, write_case
+from kit import WORK, Step, cleanup, env, grep, project, version
+from maker import ANSI_COLOUR, Cases, failing, make_all, passing
+from record import write_case
 
 Made = tuple[list[Step], str, str, str, str]  # steps, tool, category, made_by, ecosystem
 
@@ -103,31 +104,18 @@ CMD ["python", "-m", "shop_api"]
 '''
 
 
-def step(cmd: str, root: Path, e: dict[str, str] | None = None) -> Step:
-    o, c = run(cmd, cwd=root, env=env(**(e or {})))
-    assert c == 0, (cmd, o)
-    return Step(cmd.split(maxsplit=1)[0].title(), cmd, o)
-
-
 def lint_case(name: str, shape: str, files: dict[str, str], cmd: str, tool: str, category: str, eco: str,
               causal: Callable[[list[str]], list[int]], pre: list[str] = (), ctx: str | None = None,
               made: str = "") -> Made:
     root = project(name, shape, files)
-    steps = [step(p, root) for p in pre]
-    out, code = run(cmd, cwd=root, env=env())
-    assert code != 0, out
-    plain = [re.sub(r"\x1b\[[0-9;]*m", "", t) for t in out]
-    steps.append(Step(tool.title(), cmd, out, code, causal=causal(plain), context=find(plain, ctx) if ctx else []))
+    steps = [passing(p, root, env()) for p in pre]
+    steps.append(failing(cmd, root, env(), tool.title(), causal, ctx=ctx, strip=ANSI_COLOUR))
     cleanup(root)
     return steps, tool, category, made or version(f"{tool} --version"), eco
 
 
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 # --- yamllint ---------------------------------------------------------------------------------------------------
@@ -337,22 +325,16 @@ def eslint_bad_config(name: str, shape: str) -> Made:
                      made=f"eslint {version(ESLINT_BIN + ' --version')}")
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made, eco = fn(cname, shape)
+    folder = write_case(eco, cname, steps, shape, tool=tool, category=category, seed=700 + n,
+                        made_by=f"{made} on small generated files (make/config/make.py:{fn.__name__}), run here; "
+                                "shape by make/shapes.py", job="lint")
+    return f"{eco} {cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n + 4)
-        try:
-            steps, tool, category, made, eco = fn(cname, shape)
-            write_case(eco, cname, steps, shape, tool=tool, category=category, seed=700 + n,
-                       made_by=f"{made} on small generated files (make/config/make.py:{fn.__name__}), run here; "
-                               "shape by make/shapes.py", job="lint")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", eco, cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=4, write=write)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import WORK, Step, cleanup, env, first3, grep, node_project, project, shape_of, version
+from kit import WORK, Step, cleanup, env, first3, grep, node_project, project, version
+from maker import ANSI_COLOUR, Cases, make_all, passing
+from maker import failing as failing_step
 from record import run, write_case
 
 Made = tuple[list[Step], str, str, str, str]  # steps, tool, category, made_by, ecosystem
@@ -30,20 +32,13 @@ PY = sys.executable
 
 
 def pre_steps(root: Path, cmds: list[str], e: dict[str, str] | None = None) -> list[Step]:
-    steps = []
-    for c in cmds:
-        o, code = run(c, cwd=root, env=env(**(e or {})))
-        assert code == 0, (c, o)
-        steps.append(Step(c.split()[0].title(), c, o))
-    return steps
+    return [passing(c, root, env(**(e or {}))) for c in cmds]
 
 
 def failing(name: str, root: Path, cmd: str, causal: Callable[[list[str]], list[int]],
             e: dict[str, str] | None = None, shown: str | None = None) -> Step:
-    out, code = run(cmd, cwd=root, env=env(**(e or {})))
-    assert code != 0, out
-    plain = [re.sub(r"\x1b\[[0-9;]*m", "", t) for t in out]
-    return Step(name, shown or cmd, out, code, causal=causal(plain))
+    # The shared step, in the argument order this file's cases were written with.
+    return failing_step(cmd, root, env(**(e or {})), name, causal, strip=ANSI_COLOUR, shown=shown)
 
 
 class TinyDisk:
@@ -61,12 +56,8 @@ class TinyDisk:
         subprocess.run(["umount", str(self.path)], check=False)
 
 
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 PYFILES = {"requirements.txt": "requests==2.32.3\nattrs==24.2.0\n", "app/__init__.py": "",
@@ -465,22 +456,16 @@ def bundler_source_503(name: str, shape: str) -> Made:
         "ruby"
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made, eco = fn(cname, shape)
+    folder = write_case(eco, cname, steps, shape, tool=tool, category=category, seed=800 + n,
+                        made_by=f"{made}; a real failure made on this machine (make/infra/make.py:{fn.__name__}), "
+                                "loopback or .invalid hosts only; shape by make/shapes.py", job="ci")
+    return f"{eco} {cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n)
-        try:
-            steps, tool, category, made, eco = fn(cname, shape)
-            write_case(eco, cname, steps, shape, tool=tool, category=category, seed=800 + n,
-                       made_by=f"{made}; a real failure made on this machine (make/infra/make.py:{fn.__name__}), "
-                               "loopback or .invalid hosts only; shape by make/shapes.py", job="ci")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", eco, cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=0, write=write)
 
 
 if __name__ == "__main__":

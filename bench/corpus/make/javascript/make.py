@@ -16,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import NPM_CACHE, Step, cleanup, env, grep, node_project, shape_of
+from kit import NPM_CACHE, Step, cleanup, env, grep, node_project
+from maker import ANSI_COLOUR, Cases, failing, make_all, passing
 from record import find, run, write_case
 
 V = {"jest": "30.5.2", "mocha": "12.0.3", "vitest": "4.1.12", "typescript": "7.0.2", "eslint": "10.16.0",
@@ -147,15 +148,9 @@ def npm_case(name: str, shape: str, deps: list[str], files: dict[str, str], scri
     c0, o0 = node_version()
     steps = [Step("Set up Node", c0, o0), Step("Install", "npm ci", ci_out)]
     e = {"FORCE_COLOR": "1"} if colour else {"NO_COLOR": "1"}
-    for p in pre:
-        o, c = run(p, cwd=root, env=env(**e))
-        assert c == 0, (p, o)
-        steps.append(Step(p.split()[-1].title(), p, o))
-    out, code = run(cmd, cwd=root, env=env(**e))
-    assert code != 0, out
-    plain = [re.sub(r"\x1b\[[0-9;]*m", "", t) for t in out]
-    steps.append(Step(cmd.rsplit(maxsplit=1)[-1].title(), cmd, out, code, causal=causal(plain),
-                      context=find(plain, ctx, limit=2) if ctx else []))
+    steps += [passing(p, root, env(**e), title=p.split()[-1].title()) for p in pre]
+    steps.append(failing(cmd, root, env(**e), cmd.rsplit(maxsplit=1)[-1].title(), causal, ctx=ctx, ctx_limit=2,
+                         strip=ANSI_COLOUR))
     for p in post:
         o, _ = run(p, cwd=root, env=env(**e))
         steps.append(Step(p.split()[0].title(), p, o, always=True))
@@ -216,12 +211,8 @@ def jest_case(name: str, shape: str, over: dict[str, str | None], cmd: str = "np
                     lambda o: jest_causal(o, e_cap), pre=pre, ctx=r"^Tests:", colour=colour, extra=jest_cfg)
 
 
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 @case
@@ -954,23 +945,17 @@ def pnpm_outdated_lockfile(name: str, shape: str) -> Made:
                                    limit=2))
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made = fn(cname, shape)
+    folder = write_case("javascript", cname, steps, shape, tool=tool, category=category, seed=100 + n,
+                        made_by=f"{tool} ({made}, node {steps[0].output[0]}) on a small generated project "
+                                f"(make/javascript/make.py:{fn.__name__}), run here; shape by make/shapes.py",
+                        job="test" if category == "test" else "ci")
+    return f"{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n + 3)
-        try:
-            steps, tool, category, made = fn(cname, shape)
-            write_case("javascript", cname, steps, shape, tool=tool, category=category, seed=100 + n,
-                       made_by=f"{tool} ({made}, node {steps[0].output[0]}) on a small generated project "
-                               f"(make/javascript/make.py:{fn.__name__}), run here; shape by make/shapes.py",
-                       job="test" if category == "test" else "ci")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=3, write=write)
 
 
 if __name__ == "__main__":

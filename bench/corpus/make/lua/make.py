@@ -13,8 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, first3, grep, project, shape_of, version
-from record import find, run, write_case
+from kit import Step, cleanup, env, first3, grep, project, version
+from maker import ANSI_COLOUR, Cases, failing, make_all, passing
+from record import write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -121,15 +122,8 @@ def files(over: dict[str, str | None]) -> dict[str, str]:
 def lua_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool: str, category: str,
              causal: Callable[[list[str]], list[int]], pre: list[str] = (), ctx: str | None = None) -> Made:
     root = project(name, shape, files(over))
-    steps = []
-    for p in ["lua5.4 -v", *pre]:
-        o, c = run(p, cwd=root, env=env())
-        assert c == 0, (p, o)
-        steps.append(Step(p.split()[0].title(), p, o))
-    out, code = run(cmd, cwd=root, env=env())
-    assert code != 0, out
-    plain = [re.sub(r"\x1b\[[0-9;]*m", "", t) for t in out]
-    steps.append(Step(tool.title(), cmd, out, code, causal=causal(plain), context=find(plain, ctx) if ctx else []))
+    steps = [passing(p, root, env()) for p in ["lua5.4 -v", *pre]]
+    steps.append(failing(cmd, root, env(), tool.title(), causal, ctx=ctx, strip=ANSI_COLOUR))
     cleanup(root)
     return steps, tool, category, version(f"{tool.split(maxsplit=1)[0]} --version 2>&1 | head -1") + \
         f" ({version('lua5.4 -v')})"
@@ -166,12 +160,8 @@ def busted_tap(o: list[str]) -> list[int]:
     return sorted(set(idx))
 
 
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 @case
@@ -224,22 +214,16 @@ def busted_before_each_error(name: str, shape: str) -> Made:
                     lambda o: first3(o, busted_plain(o)), ctx=r"^\d+ success")
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made = fn(cname, shape)
+    folder = write_case("lua", cname, steps, shape, tool=tool, category=category, seed=600 + n,
+                        made_by=f"{made} (Debian) on a small generated module (make/lua/make.py:{fn.__name__}), "
+                                "run here; shape by make/shapes.py", job="test" if category == "test" else "ci")
+    return f"{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n + 3)
-        try:
-            steps, tool, category, made = fn(cname, shape)
-            write_case("lua", cname, steps, shape, tool=tool, category=category, seed=600 + n,
-                       made_by=f"{made} (Debian) on a small generated module (make/lua/make.py:{fn.__name__}), "
-                               "run here; shape by make/shapes.py", job="test" if category == "test" else "ci")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=3, write=write)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@ os.environ.setdefault("CORPUS_WORK", "/tmp/corpus-m")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from kit import WORK, cleanup, grep, project, shape_of  # noqa: E402
+from kit import WORK, cleanup, grep, project  # noqa: E402
+from maker import make_all  # noqa: E402
 from record import write_case  # noqa: E402
 
 # The wide generator's helpers (steps_for, block): loaded from its file, its own cases left alone.
@@ -409,39 +410,25 @@ def mdformat_check(name: str, shape: str) -> Made:
     return "markdown", steps, "mdformat", "lint", first(f"{TOOLS}/mdformat --version")
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    eco, steps, tool, category, made = fn(cname, shape)
+    crlf = cname in CRLF
+    folder = write_case(eco, cname, steps, shape, tool=tool, category=category, seed=1300 + n, job="ci",
+                        made_by=f"{made} on a small generated project (make/more/make.py:{fn.__name__}), "
+                                "run here; shape by make/shapes.py"
+                                + ("; written with CRLF line endings (as downloaded from a Windows "
+                                   "runner)" if crlf else ""))
+    if crlf:
+        log = folder / "fail.log"
+        log.write_bytes(log.read_bytes().replace(b"\n", b"\r\n"))
+    return f"{eco}/{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--tools"]:
         tools()
         return 0
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n)
-        try:
-            eco, steps, tool, category, made = fn(cname, shape)
-            crlf = cname in CRLF
-            folder = write_case(eco, cname, steps, shape, tool=tool, category=category, seed=1300 + n, job="ci",
-                                made_by=f"{made} on a small generated project (make/more/make.py:{fn.__name__}), "
-                                        "run here; shape by make/shapes.py"
-                                        + ("; written with CRLF line endings (as downloaded from a Windows "
-                                           "runner)" if crlf else ""))
-            if crlf:
-                log = folder / "fail.log"
-                log.write_bytes(log.read_bytes().replace(b"\n", b"\r\n"))
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", f"{eco}/{cname}", shape, tool, category)
-        if os.environ.get("CORPUS_REVIEW"):
-            lines = (folder / "fail.log").read_bytes().decode().split("\n")
-            lab = (folder / "label.toml").read_text()
-            spans = re.search(r"^causal = \[(.*)\]$", lab, re.M).group(1).replace('"', "").split(", ")
-            for s in spans:
-                a, _, b = s.partition("-")
-                for k in range(int(a), int(b or a) + 1):
-                    print(f"   {k:>4}: {lines[k - 1][:150]!r}")
-    return 0
+    return make_all(CASES, argv, shape_from=0, write=write)
 
 
 if __name__ == "__main__":

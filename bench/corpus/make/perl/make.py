@@ -13,8 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, grep, project, shape_of
-from record import find, run, write_case
+from kit import Step, cleanup, env, grep, project
+from maker import Cases, failing, make_all, passing
+from record import run, write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -107,13 +108,8 @@ def pl_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool: 
     root = project(name, shape, files(over))
     o0, _ = run("perl -v | sed -n 2p", cwd=root, env=env())
     steps = [Step("Perl", "perl -v | sed -n 2p", o0)]
-    for p in pre:
-        o, c = run(p, cwd=root, env=env())
-        assert c == 0, (p, o)
-        steps.append(Step(p.split()[0].title(), p, o))
-    out, code = run(cmd, cwd=root, env=env())
-    assert code != 0, out
-    steps.append(Step(tool.title(), cmd, out, code, causal=causal(out), context=find(out, ctx) if ctx else []))
+    steps += [passing(p, root, env()) for p in pre]
+    steps.append(failing(cmd, root, env(), tool.title(), causal, ctx=ctx))
     cleanup(root)
     return steps, tool, category, f"{tool} ({o0[0].strip()})"
 
@@ -137,12 +133,8 @@ def prove_causal(o: list[str]) -> list[int]:
     return sorted(set(idx))
 
 
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 @case
@@ -233,22 +225,16 @@ The shop team.
                    lambda o: grep(o, r"^\*\*\* ERROR: ", r"has \d+ pod syntax error", limit=5), pre=["prove -l t"])
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made = fn(cname, shape)
+    folder = write_case("perl", cname, steps, shape, tool=tool, category=category, seed=500 + n,
+                        made_by=f"{made} (Debian) on a small generated module (make/perl/make.py:{fn.__name__}), "
+                                "run here; shape by make/shapes.py", job="test" if category == "test" else "ci")
+    return f"{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n + 2)
-        try:
-            steps, tool, category, made = fn(cname, shape)
-            write_case("perl", cname, steps, shape, tool=tool, category=category, seed=500 + n,
-                       made_by=f"{made} (Debian) on a small generated module (make/perl/make.py:{fn.__name__}), "
-                               "run here; shape by make/shapes.py", job="test" if category == "test" else "ci")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=2, write=write)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, first3, grep, project, shape_of, version
-from record import find, run, write_case
+from kit import Step, cleanup, env, first3, grep, project, version
+from maker import Cases, failing, make_all, passing
+from record import run, write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -168,23 +169,14 @@ def php_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool:
         o, c = run("composer install --no-interaction --no-progress", cwd=root, env=e)
         assert c == 0, o
         steps.append(Step("Install", "composer install --no-interaction --no-progress", o))
-    for p in pre:
-        o, c = run(p, cwd=root, env=e)
-        assert c == 0, (p, o)
-        steps.append(Step(p.split()[0].title(), p, o))
-    out, code = run(cmd, cwd=root, env=e)
-    assert code != 0, out
-    steps.append(Step(tool.title(), cmd, out, code, causal=causal(out), context=find(out, ctx) if ctx else []))
+    steps += [passing(p, root, e) for p in pre]
+    steps.append(failing(cmd, root, e, tool.title(), causal, ctx=ctx))
     cleanup(root)
     return steps, tool, category, f"{version(tool + ' --version')}, {o0[0].split(' (')[0]}"
 
 
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 def phpunit_causal(o: list[str]) -> list[int]:
@@ -321,22 +313,16 @@ def phpunit_invalid_data_provider(name: str, shape: str) -> Made:
                     phpunit_causal, ctx=r"^Tests: \d+")
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made = fn(cname, shape)
+    folder = write_case("php", cname, steps, shape, tool=tool, category=category, seed=400 + n,
+                        made_by=f"{made} (Debian packages) on a small generated project (make/php/make.py:{fn.__name__}), "
+                                "run here; shape by make/shapes.py", job="test" if category == "test" else "ci")
+    return f"{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n + 1)
-        try:
-            steps, tool, category, made = fn(cname, shape)
-            write_case("php", cname, steps, shape, tool=tool, category=category, seed=400 + n,
-                       made_by=f"{made} (Debian packages) on a small generated project (make/php/make.py:{fn.__name__}), "
-                               "run here; shape by make/shapes.py", job="test" if category == "test" else "ci")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=1, write=write)
 
 
 if __name__ == "__main__":

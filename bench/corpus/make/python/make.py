@@ -15,7 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import WORK, Step, between, cached, cleanup, env, grep, project, shape_of
+from kit import WORK, Step, between, cached, cleanup, env, grep, project
+from maker import Cases, failing, make_all
 from record import find, run, write_case
 
 TOOL_PINS = ["pytest", "pytest-timeout", "pytest-cov", "mypy", "ruff", "flake8", "pylint", "black", "isort", "tox",
@@ -277,12 +278,8 @@ def unittest_causal(out: list[str], root: Path) -> list[int]:
 # --- the cases ----------------------------------------------------------------------------------------------
 
 Case = Callable[[str, str], tuple[list[Step], str, str, str]]
-CASES: dict[str, Case] = {}
-
-
-def case(fn: Case) -> Case:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Case] = Cases()
+case = CASES.case
 
 
 def _setup(root: Path, reqs: list[str]) -> list[Step]:
@@ -304,10 +301,8 @@ def _pytest_case(name: str, shape: str, cmd: str, over: dict[str, str | None], r
         o, c = sh(pcmd, root)
         assert c == 0, o
         steps.append(Step(label, pcmd, o))
-    out, code = sh(cmd, root)
-    assert code != 0, out
-    steps.append(Step("Test", cmd, out, code, causal=pytest_causal(out, e_cap),
-                      context=find(out, r"^=* ?\d+ (failed|passed|error).* in [\d.]+s|^!+ Interrupted", limit=1)))
+    steps.append(failing(cmd, root, env(), "Test", lambda out: pytest_causal(out, e_cap),
+                         ctx=r"^=* ?\d+ (failed|passed|error).* in [\d.]+s|^!+ Interrupted", ctx_limit=1))
     for label, pcmd in post or []:
         o, c = sh(pcmd, root)
         steps.append(Step(label, pcmd, o, always=True))
@@ -1082,25 +1077,19 @@ def vulture_dead_code(name: str, shape: str) -> tuple[list[Step], str, str, str]
                        pre=[("Format", "ruff format --check src/calc/ops.py")], made=f"vulture {ver('vulture')}")
 
 
+def write(cname: str, fn: Case, shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made = fn(cname, shape)
+    folder = write_case("python", cname, steps, shape, tool=tool, category=category, seed=n,
+                        made_by=f"{made} on a small generated project (make/python/make.py:{fn.__name__}), run here; "
+                                f"shape by make/shapes.py", job="test" if category == "test" else "lint")
+    return f"{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--tools"]:
         tools()
         return 0
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n + 1)
-        try:
-            steps, tool, category, made = fn(cname, shape)
-            write_case("python", cname, steps, shape, tool=tool, category=category, seed=n,
-                       made_by=f"{made} on a small generated project (make/python/make.py:{fn.__name__}), run here; "
-                               f"shape by make/shapes.py", job="test" if category == "test" else "lint")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=1, write=write)
 
 
 if __name__ == "__main__":

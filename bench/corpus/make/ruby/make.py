@@ -13,8 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cleanup, env, grep, project, shape_of, version
-from record import find, run, write_case
+from kit import Step, cleanup, env, grep, project, version
+from maker import ANSI_COLOUR, Cases, failing, make_all, passing
+from record import run, write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -195,14 +196,8 @@ def rb_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool: 
     steps = [Step("Set up Ruby", "ruby --version", o0)]
     if install:
         steps.append(bundle(root))
-    for p in pre:
-        o, c = run(p, cwd=root, env=env())
-        assert c == 0, (p, o)
-        steps.append(Step(p.split()[-1].title(), p, o))
-    out, code = run(cmd, cwd=root, env=env())
-    assert code != 0, out
-    plain = [re.sub(r"\x1b\[[0-9;]*m", "", t) for t in out]
-    steps.append(Step(tool.title(), cmd, out, code, causal=causal(plain), context=find(plain, ctx) if ctx else []))
+    steps += [passing(p, root, env(), title=p.split()[-1].title()) for p in pre]
+    steps.append(failing(cmd, root, env(), tool.title(), causal, ctx=ctx, strip=ANSI_COLOUR))
     for p in post:  # runs after the failure too, like an `if: always()` step
         o, _ = run(p, cwd=root, env=env())
         steps.append(Step(p.split()[0].title(), p, o, always=True))
@@ -210,12 +205,8 @@ def rb_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool: 
     return steps, tool, category, (made or version(f"{tool} --version")) + f", {o0[0].split(' (')[0]}"
 
 
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 def _three_from(i: int) -> list[int]:
@@ -442,23 +433,17 @@ end
                                   limit=1), pre=["bundle exec rake test"], made=version("rake --version"))
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made = fn(cname, shape)
+    folder = write_case("ruby", cname, steps, shape, tool=tool, category=category, seed=300 + n,
+                        made_by=f"{made} (Debian packages) on a small generated project (make/ruby/make.py:"
+                                f"{fn.__name__}), run here; shape by make/shapes.py", job="test" if category == "test"
+                        else "ci")
+    return f"{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n + 4)
-        try:
-            steps, tool, category, made = fn(cname, shape)
-            write_case("ruby", cname, steps, shape, tool=tool, category=category, seed=300 + n,
-                       made_by=f"{made} (Debian packages) on a small generated project (make/ruby/make.py:"
-                               f"{fn.__name__}), run here; shape by make/shapes.py", job="test" if category == "test"
-                       else "ci")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=4, write=write)
 
 
 if __name__ == "__main__":

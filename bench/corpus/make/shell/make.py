@@ -13,8 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import Step, cached, cleanup, env, first3, grep, project, shape_of, version
-from record import find, run, write_case
+from kit import Step, cached, cleanup, env, first3, grep, project, version
+from maker import ANSI_CSI, Cases, failing, make_all, passing
+from record import write_case
 
 Made = tuple[list[Step], str, str, str]
 
@@ -114,24 +115,14 @@ def sh_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool: 
             made: str = "", apt: bool = True) -> Made:
     root = project(name, shape, files(over))
     steps = [apt_step()] if apt else []
-    for p in pre:
-        o, c = run(p, cwd=root, env=env())
-        assert c == 0, (p, o)
-        steps.append(Step(p.split()[0].title(), p, o))
-    out, code = run(cmd, cwd=root, env=env())
-    assert code != 0, out
-    plain = [re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", t) for t in out]
-    steps.append(Step(tool.title(), cmd, out, code, causal=causal(plain), context=find(plain, ctx) if ctx else []))
+    steps += [passing(p, root, env()) for p in pre]
+    steps.append(failing(cmd, root, env(), tool.title(), causal, ctx=ctx, strip=ANSI_CSI))
     cleanup(root)
     return steps, tool, category, made or version(f"{tool} --version | grep -m1 -i version")
 
 
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 def sc_tty(o: list[str]) -> list[int]:
@@ -370,22 +361,16 @@ def shfmt_diff(name: str, shape: str) -> Made:
                    made=version("shfmt --version") + " (shfmt, Debian)", apt=False)
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    steps, tool, category, made = fn(cname, shape)
+    folder = write_case("shell", cname, steps, shape, tool=tool, category=category, seed=200 + n,
+                        made_by=f"{made} on a small generated project (make/shell/make.py:{fn.__name__}), run here; "
+                                "shape by make/shapes.py", job="ci")
+    return f"{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n + 2)
-        try:
-            steps, tool, category, made = fn(cname, shape)
-            write_case("shell", cname, steps, shape, tool=tool, category=category, seed=200 + n,
-                       made_by=f"{made} on a small generated project (make/shell/make.py:{fn.__name__}), run here; "
-                               "shape by make/shapes.py", job="ci")
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", cname, shape, tool, category)
-    return 0
+    return make_all(CASES, argv, shape_from=2, write=write)
 
 
 if __name__ == "__main__":

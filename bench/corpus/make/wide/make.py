@@ -33,7 +33,8 @@ from pathlib import Path
 os.environ.setdefault("CORPUS_WORK", "/tmp/corpus-w")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit import WORK, Step, cleanup, env, grep, project, shape_of
+from kit import WORK, Step, cleanup, env, grep, project
+from maker import Cases, make_all
 from record import find, run, write_case
 from shapes import render
 
@@ -70,12 +71,8 @@ def plain(out: list[str]) -> list[str]:
 
 # A case returns (ecosystem, steps, tool, category, versions).
 Made = tuple[str, list[Step], str, str, str]
-CASES: dict[str, Callable[[str, str], Made]] = {}
-
-
-def case(fn: Callable[[str, str], Made]) -> Callable[[str, str], Made]:
-    CASES[fn.__name__.replace("_", "-")] = fn
-    return fn
+CASES: Cases[Callable[[str, str], Made]] = Cases()
+case = CASES.case
 
 
 def steps_for(root: Path, pre: list[tuple[str, str]], name: str, cmd: str,
@@ -1237,45 +1234,31 @@ def first_job(shape: str, seed: int) -> str:
     return text
 
 
+def write(cname: str, fn: Callable[[str, str], Made], shape: str, n: int) -> tuple[str, Path]:
+    eco, steps, tool, category, made = fn(cname, shape)
+    folder = write_case(eco, cname, steps, shape, tool=tool, category=category, seed=900 + n, job="ci",
+                        made_by=f"{made} on a small generated project (make/wide/make.py:{fn.__name__}), "
+                                "run here; shape by make/shapes.py"
+                                + ("; a passing lint job's log before it, as a run's logs are joined"
+                                   if cname in MULTI_JOB else ""))
+    if cname in MULTI_JOB:
+        prefix = first_job(shape, 700 + n)
+        shift = prefix.count("\n")
+        log = folder / "fail.log"
+        log.write_text(prefix + log.read_text())
+        lab = (folder / "label.toml").read_text()
+        lab = re.sub(r"^(causal|context) = (\[.*\])$", lambda m, shift=shift: m.group(1) + " = " + json.dumps(
+            ["-".join(str(int(x) + shift) for x in s.split("-")) for s in json.loads(m.group(2))]),
+            lab, flags=re.M)
+        (folder / "label.toml").write_text(lab)
+    return f"{eco}/{cname} {shape} {tool} {category}", folder
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--tools"]:
         tools()
         return 0
-    names = argv or list(CASES)
-    for n, (cname, fn) in enumerate(CASES.items()):
-        if cname not in names:
-            continue
-        shape = shape_of(n)
-        try:
-            eco, steps, tool, category, made = fn(cname, shape)
-            folder = write_case(eco, cname, steps, shape, tool=tool, category=category, seed=900 + n, job="ci",
-                                made_by=f"{made} on a small generated project (make/wide/make.py:{fn.__name__}), "
-                                        "run here; shape by make/shapes.py"
-                                        + ("; a passing lint job's log before it, as a run's logs are joined"
-                                           if cname in MULTI_JOB else ""))
-            if cname in MULTI_JOB:
-                prefix = first_job(shape, 700 + n)
-                shift = prefix.count("\n")
-                log = folder / "fail.log"
-                log.write_text(prefix + log.read_text())
-                lab = (folder / "label.toml").read_text()
-                lab = re.sub(r"^(causal|context) = (\[.*\])$", lambda m, shift=shift: m.group(1) + " = " + json.dumps(
-                    ["-".join(str(int(x) + shift) for x in s.split("-")) for s in json.loads(m.group(2))]),
-                    lab, flags=re.M)
-                (folder / "label.toml").write_text(lab)
-        except Exception as exc:  # one broken case must not stop the others; it is reported and retried
-            print("FAILED", cname, type(exc).__name__, str(exc)[:3000])
-            continue
-        print("wrote", f"{eco}/{cname}", shape, tool, category)
-        if os.environ.get("CORPUS_REVIEW"):
-            lines = (folder / "fail.log").read_bytes().decode().split("\n")
-            lab = (folder / "label.toml").read_text()
-            spans = json.loads(re.search(r"^causal = (\[.*\])$", lab, re.M).group(1))
-            for s in spans:
-                a, _, b = s.partition("-")
-                for k in range(int(a), int(b or a) + 1):
-                    print(f"   {k:>4}: {lines[k - 1][:150]!r}")
-    return 0
+    return make_all(CASES, argv, shape_from=0, write=write)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
-"""The patterns a wheel carries compiled (cli/compiled_patterns.py): each is the pattern `re` compiles (the same
-matches on a real log), the console script installs them before it loads the CLI, only the patterns held are taken
-from them, anything amiss leaves `re` as it is, and a diagnose gives the same report with them as without."""
+"""What a wheel carries compiled (cli/precompiled.py): each pattern is the pattern `re` compiles (the same matches
+on a real log), each dataclass method the code object `exec` compiles; the console script installs them before it
+loads the CLI, only what is held is taken from them, anything amiss leaves `re` and dataclasses as they are, and a
+diagnose gives the same report with them as without."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from repopilot.cli import compiled_patterns as cp
+from repopilot.cli import precompiled as cp
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LOG = EXAMPLES / "go-build-error.log"
@@ -27,19 +28,23 @@ def memo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = {**os.environ, "REPOPILOT_RUNS_DIR": str(tmp / "runs"), "REPOPILOT_CACHE_DIR": str(tmp / "cache"),
            "REPOPILOT_HISTORY": str(tmp / "history.sqlite3"), "XDG_CONFIG_HOME": str(tmp / "config")}
     env.pop("REPOPILOT_MODEL", None)
-    subprocess.run([sys.executable, "-m", "repopilot.cli.compiled_patterns", str(tmp / "prebuilt")], env=env, cwd=tmp,
+    subprocess.run([sys.executable, "-m", "repopilot.cli.precompiled", str(tmp / "prebuilt")], env=env, cwd=tmp,
                    check=True, capture_output=True, timeout=600)
     assert [p.name for p in (tmp / "prebuilt").iterdir()] == [cp.memo_name()]
     return tmp / "prebuilt"
 
 
-def _memo(directory: Path) -> cp.Memo:
-    data: cp.Memo = marshal.loads((directory / cp.memo_name()).read_bytes())
+def _memo(directory: Path) -> tuple[cp.Patterns, cp.Sources]:
+    data: tuple[cp.Patterns, cp.Sources] = marshal.loads((directory / cp.memo_name()).read_bytes())
     return data
 
 
+def _patterns(directory: Path) -> cp.Patterns:
+    return _memo(directory)[0]
+
+
 def test_the_memo_holds_the_patterns_a_diagnose_compiles(memo_dir: Path) -> None:
-    patterns = {p for p, _ in _memo(memo_dir)}
+    patterns = {p for p, _ in _patterns(memo_dir)}
     from repopilot.ci.verdict import _TEST_SUMMARY
     from repopilot.core.secret_rules import default_rules
 
@@ -51,7 +56,7 @@ def test_the_memo_holds_the_patterns_a_diagnose_compiles(memo_dir: Path) -> None
 def test_each_pattern_held_matches_as_re_compiles_it(memo_dir: Path) -> None:
     text = LOG.read_text()
     data = text.encode()
-    for (pattern, flags), (cflags, code, groups, groupindex, indexgroup) in _memo(memo_dir).items():
+    for (pattern, flags), (cflags, code, groups, groupindex, indexgroup) in _patterns(memo_dir).items():
         ours = cp._sre.compile(pattern, cflags, memoryview(code).cast(cp._CODE).tolist(), groups, groupindex,
                                indexgroup)
         theirs = re.compile(pattern, flags)
@@ -62,37 +67,79 @@ def test_each_pattern_held_matches_as_re_compiles_it(memo_dir: Path) -> None:
             [(m.span(), m.groups()) for m in theirs.finditer(subject)], pattern
 
 
+def test_the_memo_holds_each_dataclass_method_as_exec_compiles_it(memo_dir: Path) -> None:
+    sources = _memo(memo_dir)[1]
+    assert any("def __init__(self,category:_type_category,strength:_type_strength" in s for s in sources)  # verdict
+    for source, code in sources.items():
+        assert marshal.loads(code) == compile(source, "<string>", "exec")
+
+
+_DATACLASS = """
+import dataclasses, sys
+from repopilot.cli import precompiled as cp
+installed = cp.install(sys.argv[1]) if len(sys.argv) > 1 else None
+
+@dataclasses.dataclass
+class Point:
+    x: int
+
+@dataclasses.dataclass(frozen=True)
+class Other:
+    y: int
+
+print(installed, Point(1).x, Other(2) == Other(2), Other(2))
+"""
+
+
+def test_a_method_held_is_taken_from_the_file_and_others_compile(tmp_path: Path) -> None:
+    marked = tmp_path / "marked"
+    held = {}
+    exec_ = cp.record(lambda: exec(compile("import dataclasses\n@dataclasses.dataclass\nclass Point:\n    x: int\n",
+                                           "t", "exec"), {}))[1]
+    for source in exec_:  # the same source, compiled to something that shows where it came from
+        held[source] = marshal.dumps(compile(source.replace("self.x=x", "self.x='from the file'"), "<string>", "exec"))
+    marked.mkdir()
+    (marked / cp.memo_name()).write_bytes(marshal.dumps(({}, held)))
+    out = subprocess.run([sys.executable, "-c", _DATACLASS, str(marked)], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    assert out.strip() == "True from the file True Other(y=2)"
+    plain = subprocess.run([sys.executable, "-c", _DATACLASS], capture_output=True, text=True, check=True,
+                           timeout=60).stdout
+    assert plain.strip() == "None 1 True Other(y=2)"
+
+
 _PROBE = """
 import re, sys
-from repopilot.cli import compiled_patterns as cp
+from repopilot.cli import precompiled as cp
 installed = cp.install(sys.argv[1])
 parsed = []
 parse = re._parser.parse
 re._parser.parse = lambda p, *a: (parsed.append(p), parse(p, *a))[1]
 re.compile(sys.argv[2], int(sys.argv[3]))
 re.compile("never (?P<seen>before)")
-print(installed, parsed)
+import dataclasses
+print(installed, parsed, hasattr(dataclasses, "exec"))
 """
 
 
 def test_only_patterns_held_are_taken_from_it(memo_dir: Path) -> None:
-    pattern, flags = next((p, f) for p, f in _memo(memo_dir) if isinstance(p, str))
+    pattern, flags = next((p, f) for p, f in _patterns(memo_dir) if isinstance(p, str))
     out = subprocess.run([sys.executable, "-c", _PROBE, str(memo_dir), pattern, str(flags)], capture_output=True,
                          text=True, check=True, timeout=60).stdout
-    assert out.strip() == "True ['never (?P<seen>before)']"
+    assert out.strip() == "True ['never (?P<seen>before)'] True"
 
 
-@pytest.mark.parametrize("content", [None, b"\x00 not marshal", marshal.dumps(["a list"])])
+@pytest.mark.parametrize("content", [None, b"\x00 not marshal", marshal.dumps(["a list"]), marshal.dumps(({}, []))])
 def test_no_file_or_a_damaged_one_leaves_re_as_it_is(tmp_path: Path, content: bytes | None) -> None:
     if content is not None:
         (tmp_path / cp.memo_name()).write_bytes(content)
     out = subprocess.run([sys.executable, "-c", _PROBE, str(tmp_path), "a(b)", "0"], capture_output=True,
                          text=True, check=True, timeout=60).stdout
-    assert out.strip() == "False ['a(b)', 'never (?P<seen>before)']"
+    assert out.strip() == "False ['a(b)', 'never (?P<seen>before)'] False"
 
 
 def test_the_console_script_installs_them_before_it_loads_the_cli(memo_dir: Path, tmp_path: Path) -> None:
-    code = ("import re, sys\nfrom repopilot.cli import compiled_patterns as cp\ncp.PREBUILT = sys.argv[1]\n"
+    code = ("import re, sys\nfrom repopilot.cli import precompiled as cp\ncp.PREBUILT = sys.argv[1]\n"
             "original = re._compiler.compile\nimport repopilot.cli as cli\nsys.argv = ['repopilot', '--version']\n"
             "try:\n    cli.run()\nexcept SystemExit:\n    pass\n"
             "print(re._compiler.compile is not original, 'repopilot.cli.main' in sys.modules)")
@@ -104,7 +151,7 @@ def test_the_console_script_installs_them_before_it_loads_the_cli(memo_dir: Path
 _WHEN = re.compile(r'("(?:trace_run_id|first_seen|last_seen)": )"[^"]*"')
 _DIAGNOSE = """
 import sys
-from repopilot.cli import compiled_patterns as cp
+from repopilot.cli import precompiled as cp
 if sys.argv[1] != "-":
     assert cp.install(sys.argv[1])
 from repopilot.cli.main import main
