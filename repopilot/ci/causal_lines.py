@@ -25,7 +25,9 @@ _FRAME = re.compile(
     # Rust's and C++'s symbolized frames (`  12: core::panicking::panic_fmt`), Elixir's (`(elixir 1.14) lib/x.ex:5:`),
     # PHP's (`#3 /app/vendor/phpunit/...(42): ...`, `#4 {main}`).
     r"^\s+\d+: [\w<>${}.]+(?:::[\w<>${}.]+)+|^\s+\(\w+ [\d.]+\) \S+:\d+:|"
-    r"^#\d+ (?:\S+\(\d+\)|\[internal function\]|\{main\})")
+    r"^#\d+ (?:\S+\(\d+\)|\[internal function\]|\{main\})|"
+    # pytest's location under a frame it printed (`/usr/lib/python3.11/pathlib.py:1044: FileNotFoundError`).
+    r"^\S+\.py:\d+: (?:\w+(?:Error|Exception|Warning|Exit))?\s*$")
 # Where a frame points outside the project: the language's runtime and standard library, the test runner, installed
 # packages and toolchains.
 _FOREIGN = re.compile(

@@ -521,7 +521,8 @@ class _State:
         res = self.res
         if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
                 or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
-                or ("success" in structs and len(res.successes) < _KEEP_MARKERS)):
+                or ("success" in structs and len(res.successes) < _KEEP_MARKERS)
+                or "job" in structs):  # every job start is kept (few lines: one or two per job)
             return False
         if "group" not in structs and "endgroup" not in structs:
             return True

@@ -58,7 +58,8 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
              r"htmlhint|jsonlint|taplo|nixfmt|alejandra|buf lint|protolint|licen[cs]e\w*|reuse lint|"
              r"pre-commit|style(?:check|guide)?|code-?style|dartfmt|dart format|dart analyze|mix format|"
              r"cargo fmt|deno (?:lint|fmt)|"
-             r"perlcritic|perltidy|php -l|perl -c|ruby -c|bash -n|sh -n|py_compile|compileall|xref|"
+             r"perlcritic|perltidy|(?:perl|ruby)\b[^|;&]*\s-\w*c\b|php\b[^|;&]*\s-\w*l\b|(?:ba|z|da)?sh -\w*n\b|"
+             r"py_compile|compileall|xref|"
              r"format:check|check:format|fmt:check|lint:\w+|docs?|rustdoc|cargo doc|javadoc|sphinx-build|"
              r"mkdocs build --strict|doctest|go mod tidy|mod tidy|\w+-check|check-\w+|"
              r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat|"
@@ -164,7 +165,9 @@ _CUES = (
      r"ld returned|collect2|No rule to make target|error\[E\d+\]|cannot find -l|"
      r"[\w./-]+\.[A-Za-z]\w{0,5}(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) (?:fatal )?(?:Error|error)\b|"
      r"\b(?:undeclared|undefined) (?:identifier|symbol|variable|name)|identifier not found|type mismatch|"
-     r"has no IMPLICIT type|not in scope|cannot stat|No such file or directory"),
+     r"has no IMPLICIT type|not in scope"),
+    # A missing file says little of what failed (a test reading a fixture, a build reading a source): weak.
+    ("build", 0.25, 0.3, r"cannot stat|No such file or directory"),
     ("typecheck", 0.4, 0.55, r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|"
      r"\btype[- ]?check(?:ing|er)? failed|"
      r"Argument of type|\[(?:arg-type|return-value|assignment|attr-defined|union-attr|call-arg|type-var|misc)\]|"
@@ -180,7 +183,8 @@ _CUES = (
      r"ERESOLVE|version solving failed|ResolutionImpossible|conflicting dependencies|"
      r"(?:failed to|could not) (?:select a version|fetch|download|load source for)|"
      r"lock ?file .*(?:needs to be updated|out of date|outdated|not up to date)|needs to be updated but --locked|"
-     r"frozen-lockfile|cannot find module providing|module lookup disabled|not (?:found )?in (?:the )?"
+     r"frozen-lockfile|lock ?file\b.{0,80}(?:--locked|--frozen)\b|"
+     r"cannot find module providing|module lookup disabled|not (?:found )?in (?:the )?"
      r"(?:registry|index)|Could not find a package configuration|Library \"?[\w.-]+\"? not found|"
      r"in any known package|cannot satisfy|could not be resolved|dependency resolution|"
      r"\b(?:dependenc(?:y|ies)|package|module|collection|plugin|library|gem|crate)\b[^.;]{0,60}\b(?:is|are|was|were) "
@@ -189,7 +193,8 @@ _CUES = (
      r"\bno (?:package|module|gem|crate|library) (?:called|named)\b|cannot load such file|"
      r"\bLoadError\b|requires .* but .* is installed"),
     ("infrastructure", 0.6, 0.6, r"No space left on device|\bKilled\b|out of memory|\bOOM\b|Cannot allocate memory|"
-     r"\bMemoryError\b|OutOfMemoryError|std::bad_alloc|heap out of memory|"
+     r"\bMemoryError\b|OutOfMemoryError|std::bad_alloc|heap out of memory|memory allocation of \d+ bytes failed|"
+     r"\bSIGKILL\b|"
      r"runner has received a shutdown|lost communication with the server|exceeded the maximum "
      r"execution time|The operation was canceled|job exceeded"),
     ("network", 0.55, 0.55, r"Could not resolve host|Temporary failure in name resolution|Connection (?:refused|"

@@ -92,6 +92,9 @@ def test_the_printed_confidence_is_the_deciding_one(tmp_path: Path) -> None:
     # A linter named for it whatever its prefix, and a check that a generator or formatter left nothing to commit.
     ("echo 'Fixed it.' | npx commitlint", "lint"),
     ("go mod tidy && git diff --exit-code go.mod go.sum", "lint"),
+    # A syntax check by the interpreter itself, whatever flags come first.
+    ("perl -Ilib -wc lib/Shop/Cart.pm", "lint"),
+    ("for f in lib/*.rb; do ruby -wc $f || exit 1; done", "lint"),
 ])
 def test_commands_say_what_they_check(command: str, category: str) -> None:
     got = command_category(command)
@@ -212,7 +215,15 @@ MemoryError
     # A compiler told to run what it built checks whatever the program does (here a test suite).
     (NIM_RUN, "nim", "test"),
     (COVERAGE_GATE, "python", "test"),
-    (MEMORY_ERROR, "python", "infrastructure")])
+    (MEMORY_ERROR, "python", "infrastructure"),
+    ("+ cargo test --locked\n     Running unittests src/lib.rs\nmemory allocation of 1342177280 bytes failed\n"
+     "error: test failed, to rerun pass `--lib`\n", "rust", "infrastructure"),
+    ("+ cargo build --locked\n    Updating crates.io index\nerror: cannot update the lock file "
+     "/builds/acme/stock/Cargo.lock because --locked was passed to prevent this\n", "rust", "dependency"),
+    # A test that reads a missing fixture failed as a test, not as a build.
+    ("+ pytest -q\nE       FileNotFoundError: [Errno 2] No such file or directory: 'tests/data/prices.json'\n"
+     "ERROR tests/test_report.py::test_total - FileNotFoundError: [Errno 2] No such file or directory\n"
+     "1 error in 0.05s\n", "python", "test")])
 def test_what_the_step_ran_and_what_it_printed_together(tmp_path: Path, text: str, ecosystem: str,
                                                         category: str) -> None:
     r = _diagnose(tmp_path, text, _without(ecosystem))
