@@ -140,7 +140,7 @@ def _opens_values(text: str) -> bool:
 _LIST_HEADER = re.compile(r"^\W*(?=.*\b(?:no|not|missing|without|fail\w*|invalid|would be \w+|need\w*|unformatted|"
                           r"violat\w*|errors?|wrong|unknown|unused|unmet|outdated|out of date|differ\w*|mismatch\w*|"
                           r"lack\w*|bad|broken|forbidden|banned|denied)\b)[A-Za-z][^:]{8,120}:\s*$", re.IGNORECASE)
-_ITEM = re.compile(r"^\s*(?:[*\-\u2022]|\d+[.)])\s+\S|^\s+[\w./\\-]+\.\w+\s*$")
+_ITEM = re.compile(r"^\s*(?:[*\-•]|\d+[.)])\s+\S|^\s+[\w./\\-]+\.\w+\s*$")
 _ITEMS = 10
 
 

@@ -125,6 +125,11 @@ class Diagnosis:
     region: tuple[int, int] | None = None  # the failing step or command, when the log's own markers say where
     # Where the diagnosed job begins in a log of several jobs (0: one job): the other jobs' lines are not read.
     job_first: int = 0
+    job_last: int = 0  # where it ends (0: at the log's end)
+
+    def in_job(self, n: int) -> bool:
+        """Whether line `n` belongs to the job diagnosed (always, in a log of one job)."""
+        return n >= self.job_first and (not self.job_last or n <= self.job_last)
 
 
 def _int(value: str | None) -> int | None:
@@ -136,6 +141,8 @@ def _int(value: str | None) -> int | None:
         return None
 
 
+_TRAILING = 3  # lines a CI system may print after a job's end marker
+_PREAMBLE = 2  # lines a job's log may hold before its banner (a BOM, a tool's header)
 _SAME_JOB = 15  # start markers this close together begin one job (GitHub prints several in its set-up)
 
 
@@ -144,19 +151,36 @@ _OTHER_END = re.compile(r"^(?:Finished: (?:FAILURE|ABORTED|UNSTABLE)\s*$|ERROR: 
                         r"Done\. Your build exited with [1-9])")
 
 
+# The end of a job that passed (a log of several jobs may end with one).
+_PASSED_END = re.compile(r"^(?:Finished: SUCCESS|Job succeeded|Done\. Your build exited with 0\.?)\s*$")
+
+
 def job_starts(res: ScanResult) -> list[int]:
-    """The lines where a job's log begins, when the log shows more than one job's beginning (else empty). A job
-    of another CI system that ends the log after a failed GitHub job begins after that job's exit marker."""
+    """The lines where a job's log begins, when the log shows more than one job (else empty): a job's first line
+    (its CI system's banner), the line after a job's last one (`Finished: FAILURE`, `Cleaning up orphan
+    processes`: what follows is another job's, banner or not), and line 1 when the first banner comes later (the
+    lines before it are another job's). A job of another CI system that ends the log after a failed GitHub job
+    begins after that job's exit marker."""
     found = set(res.jobs)
     found |= {m.line for m in res.tail if JOB_START.match(m.text)}
+    # After a job's end the next line is another job's, however close (a banner there begins the same job).
+    after_end = {n + 1 for n in res.job_ends if n + _TRAILING < res.lines}
     exits = [m.line for m in res.errors if _PROCESS_EXIT.match(m.text)]
     if exits and any(m.line > exits[-1] and _OTHER_END.match(m.text) for m in res.tail):
-        found.add(exits[-1] + 1)
+        after_end.add(exits[-1] + 1)
     starts: list[int] = []
-    for n in sorted(found):
-        if not starts or n - starts[-1] > _SAME_JOB:
+    for n in sorted(found | after_end):
+        if not starts or n - starts[-1] > _SAME_JOB or (n in after_end and n != starts[-1]):
             starts.append(n)
+    if starts and starts[0] > _PREAMBLE:
+        starts.insert(0, 1)
     return starts if len(starts) > 1 else []
+
+
+def _github_job_after(res: ScanResult, start: int) -> bool:
+    """Whether the job that begins at `start` is a GitHub Actions job (then, without an exit marker, it passed)."""
+    return any(g.line > start for g in res.groups) or any(
+        m.line > start and m.text.startswith(("##[group]", "Cleaning up orphan processes")) for m in res.tail)
 
 
 def _failing_step(res: ScanResult) -> StepInfo | None:
@@ -164,8 +188,9 @@ def _failing_step(res: ScanResult) -> StepInfo | None:
     one (a log of several jobs is read from its end: the last failing job is the one diagnosed)."""
     markers = [m for m in res.errors if _PROCESS_EXIT.match(m.text)]
     starts = job_starts(res)
+    last_job = 0
     if starts and markers:
-        if starts[-1] > markers[-1].line:
+        if starts[-1] > markers[-1].line and not _github_job_after(res, starts[-1]):
             return None  # the last job's failure is not a GitHub step
         last_job = max((s for s in starts if s < markers[-1].line), default=0)
         markers = [m for m in markers if m.line > last_job]
@@ -177,7 +202,7 @@ def _failing_step(res: ScanResult) -> StepInfo | None:
         for g in res.groups:
             if g.line >= marker.line:
                 break
-            if g.text.startswith("##[group]Run "):
+            if g.line > last_job and g.text.startswith("##[group]Run "):  # not another job's step
                 header = g
         if header is None:
             return StepInfo(header_line=0, name="", error_line=marker.line, exit_code=int(m.group(1)))
@@ -289,14 +314,18 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     # test that failed before an inner build printed BUILD SUCCESS).
     region_text = " ".join(res.text.get(n, "") for f in in_region for a, b in f.ranges()
                            for n in range(a, min(b, a + 400) + 1))
-    last_job = _last_job(starts, region if explicit else None, strong)
-    anchor = region[0] if explicit else res.lines
+    # The failing step's exit marker places the job even when its header was not kept.
+    known = explicit or step is not None
+    last_job = _last_job(starts, region if known else None, strong, res)
+    anchor = region[1] if known else res.lines
     diag.job_first = last_job or max((s for s in starts if s <= anchor), default=0)
+    diag.job_last = next((s - 1 for s in starts if s > diag.job_first), 0)
     for f in strong:
-        if last_job and f.trigger < last_job and any(g.trigger >= last_job for g in strong):
+        if not diag.in_job(f.trigger):
+            # Also when the diagnosed job has no rule hit of its own: the locator reads that job, not another's.
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "not causal",
-                              "why": f"in an earlier job of the log; the job that begins at line {last_job} failed "
-                                     "on its own"})
+                              "why": f"in another job of the log; the job diagnosed is lines {diag.job_first}-"
+                                     f"{diag.job_last or res.lines}"})
             continue
         # A machine failure explains what follows it, but not when the job went on to run the commands of the
         # region where it failed (a cache step that hit a full disk and carried on).
@@ -321,7 +350,7 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
         f.causal = True
     if not any(f.causal for f in failures):
         # The diagnosed job's own failures first: another job's failure explains nothing of it.
-        weak = ([f for f in failures if f.trigger >= last_job] or failures)[:5]
+        weak = [f for f in failures if diag.in_job(f.trigger)][:5]
         for f in weak:
             f.causal = True
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "weak evidence used",
@@ -337,7 +366,7 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
                 lines.update(range(a, b + 1))
     lines = {n for n in lines if n not in dropped and not is_trailer(res.text.get(n) or "")}
     if not lines:
-        lines = _heuristic_lines(res, step, dropped)
+        lines = _heuristic_lines(res, step, dropped, diag)
         if lines:
             decisions.append({"decision": "heuristic lines", "why": "no rule fired; keyword lines near the "
                               "failure point are the best guess", "lines": len(lines)})
@@ -362,12 +391,15 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     return diag
 
 
-def _last_job(starts: list[int], region: tuple[int, int] | None, strong: list[Failure]) -> int:
+def _last_job(starts: list[int], region: tuple[int, int] | None, strong: list[Failure], res: ScanResult) -> int:
     """Where the job being diagnosed begins in a log of several (0: one job): the job holding the failing step
-    when the log's markers say which, else the job holding the last strong failure (the end of the log wins)."""
+    when the log's markers say which, the last job unless its own end says it passed (what a log was cut for is
+    at its end), else the job holding the last strong failure."""
     if not starts or not strong:
         return 0
-    anchor = region[0] if region is not None else max(f.trigger for f in strong)
+    if region is None and not any(m.line > starts[-1] and _PASSED_END.match(m.text) for m in res.tail):
+        return starts[-1]
+    anchor = region[1] if region is not None else max(f.trigger for f in strong)
     return max((s for s in starts if s <= anchor), default=0)
 
 
@@ -525,12 +557,13 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip())
 
 
-def _heuristic_lines(res: ScanResult, step: StepInfo | None, dropped: set[int]) -> set[int]:
+def _heuristic_lines(res: ScanResult, step: StepInfo | None, dropped: set[int], diag: Diagnosis) -> set[int]:
     """No rule fired: keyword lines of the failing step (or near the end), the most recent few."""
     if step is not None:
         lo, hi = step.header_line, step.error_line
     else:
-        lo, hi = max(1, res.lines - 200), res.lines
+        hi = diag.job_last or res.lines
+        lo = max(1, diag.job_first, hi - 200)
     picked = [m for m in res.keywords if lo <= m.line <= hi and m.line not in dropped and not is_trailer(m.text)
               and not m.text.startswith("##[group]")]
     return {m.line for m in picked[-8:]}

@@ -61,7 +61,8 @@ def _add_lists(diag: Diagnosis, res: ScanResult) -> None:
     the files): the header and its items are causal, as the guideline says of summary-only tools."""
     texts = {**candidates(res), **diag.texts}
     first, last = diag.region or (1, res.lines)
-    listed = listed_offenders(texts, max(first, diag.job_first), last) - set(diag.error_lines)
+    listed = listed_offenders(texts, max(first, diag.job_first), min(last, diag.job_last or last))
+    listed -= set(diag.error_lines)
     if not listed:
         return
     diag.error_lines = sorted(set(diag.error_lines) | listed)
@@ -106,7 +107,7 @@ def _locate(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped: set[
     texts = candidates(res)
     step = diag.step
     scripts = _script_lines(texts, res)
-    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t) or n < diag.job_first} | scripts
+    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t) or not diag.in_job(n)} | scripts
     start, end = diag.region or (None, None)
     if step is not None:
         start, end = step.header_line or None, step.error_line

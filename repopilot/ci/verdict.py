@@ -293,7 +293,7 @@ def _failing_commands(diag: Diagnosis, res: ScanResult, texts: dict[int, str]) -
         if m:
             out.append(("step", m.group("cmd")))
             break
-    echoes = [(c.line, c.text) for c in res.commands if diag.job_first <= c.line <= end]
+    echoes = [(c.line, c.text) for c in res.commands if c.line <= end and diag.in_job(c.line)]
     echoes += [(n, t) for n, t in texts.items() if n <= end and (_ECHO.search(t) or _STAGE.match(t))]
     command = stage = None
     for _n, t in sorted(echoes, reverse=True):
@@ -314,8 +314,8 @@ def _classify(table: tuple[tuple[str, re.Pattern[str]], ...], word: str) -> str 
 
 def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     texts = candidates(res)
-    if diag.job_first:  # a log of several jobs: what another job ran or printed says nothing of this one's failure
-        texts = {n: t for n, t in texts.items() if n >= diag.job_first}
+    if diag.job_first or diag.job_last:  # a log of several jobs: what another job ran or printed says nothing of
+        texts = {n: t for n, t in texts.items() if diag.in_job(n)}  # this one's failure
     out: list[Evidence] = []
     # The best causal failure of each category (repeats of one kind are one piece of evidence).
     seen: set[str] = set()

@@ -122,3 +122,49 @@ def test_a_job_start_far_from_any_error_still_ends_the_earlier_job(tmp_path: Pat
     for engine in ("re", "hyperscan"):
         with path.open("rb") as fh:
             assert job_starts(default_scanner(engine).scan(fh)) == [1, start]
+
+
+PLAIN_JOB = ["+ ./ci/check-catalog.sh", "checking catalog/prices.json", "catalog/prices.json: price of 'tea' is not a "
+             "number: \"two\"", "1 file with errors"]
+
+
+def test_a_job_without_a_banner_begins_after_the_last_ones_end(tmp_path: Path) -> None:
+    # The Jenkins job ends (`Finished: FAILURE`); the output that follows is another job's (it ends failing, as
+    # Travis says it), whose error no rule knows: the gcc error of the Jenkins job is not its cause.
+    lines = [*JENKINS_JOB, *PLAIN_JOB, "Done. Your build exited with 1."]
+    d = _diagnose(tmp_path, lines).diagnosis
+    start = len(JENKINS_JOB) + 1
+    assert d.job_first == start
+    assert d.error_lines and all(n >= start for n in d.error_lines)
+    assert d.category != "build"
+
+
+def test_a_banner_after_another_jobs_lines_begins_a_second_job(tmp_path: Path) -> None:
+    # Plain output of one job, then a Jenkins job: its banner is the only one, but the lines before it are not its.
+    lines = [*PLAIN_JOB, *[f"progress {i}" for i in range(20)], *JENKINS_JOB]
+    d = _diagnose(tmp_path, lines).diagnosis
+    start = len(lines) - len(JENKINS_JOB) + 1
+    assert d.job_first == start
+    assert d.category == "build"
+    assert all(n >= start for n in d.error_lines)
+
+
+def test_a_job_that_passed_after_the_failing_one_is_not_diagnosed(tmp_path: Path) -> None:
+    passed = ["Started by user admin", "Building in workspace /var/jenkins/workspace/docs", "+ make docs",
+              *[f"rendering page {i}" for i in range(30)], "Finished: SUCCESS"]
+    lines = JENKINS_JOB + passed
+    d = _diagnose(tmp_path, lines).diagnosis
+    gcc = JENKINS_JOB.index("calc.c:4:12: error: 'y' undeclared (first use in this function)") + 1
+    assert gcc in d.error_lines
+    assert d.category == "build"
+
+
+def test_a_github_job_that_passed_after_the_failing_one_is_not_diagnosed(tmp_path: Path) -> None:
+    passed = _github_job([("npm run docs", [f"rendered page {i}" for i in range(30)], 0)])
+    lines = PYTEST_JOB + passed
+    d = _diagnose(tmp_path, lines).diagnosis
+    summary = lines.index("FAILED tests/test_calc.py::test_add - assert -1 == 5") + 1
+    assert summary in d.error_lines
+    assert d.category == "test"
+    assert d.step is not None and d.step.name == "pytest -q"
+    assert d.job_last == len(PYTEST_JOB)
