@@ -76,7 +76,7 @@ def _checkout(root: Path, head: PullRequestHead, token: str | None, *, also: str
         checkout_pull_request(root, head.clone_url, head.number, head.branch, token=token)
         if also is not None:
             fetch_branch(root, head.clone_url, also, token=token)
-    except (GitFailed, GitTimeout) as exc:
+    except (GitFailed, GitTimeout, InputError) as exc:  # InputError: a clone URL git is not let use
         said = (exc.stderr.strip() if isinstance(exc, GitFailed) else "") or str(exc)
         why = redact_text(said[-400:])
         raise CheckoutFailed(f"fetching pull request #{head.number} of {head.owner}/{head.repo} failed: {why}; "

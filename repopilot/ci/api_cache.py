@@ -15,7 +15,6 @@ time a run URL is diagnosed (the run, its attempts' jobs, the repository, the ba
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .digest import sha256
 from .disk_bound import DiskEntry, cache_entries, evict_least_recent, touch
 
 __all__ = ["DEFAULT_MAX_BYTES", "ApiCache", "CachedAnswer", "is_final"]
@@ -65,11 +65,11 @@ class ApiCache:
     def __init__(self, directory: Path, identity: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.directory = directory
         self.max_bytes = max_bytes
-        self._who = hashlib.sha256(identity.encode("utf-8", "replace")).hexdigest()[:16]
+        self._who = sha256(identity.encode("utf-8", "replace")).hexdigest()[:16]
         self._total: int | None = None  # bytes under `directory`, counted at the first write of this process
 
     def _path(self, url: str) -> Path:
-        return self.directory / f"{hashlib.sha256(f'{self._who} {url}'.encode()).hexdigest()[:40]}.json"
+        return self.directory / f"{sha256(f'{self._who} {url}'.encode()).hexdigest()[:40]}.json"
 
     def get(self, url: str) -> CachedAnswer | None:
         path = self._path(url)

@@ -7,10 +7,11 @@ catalog, made when it was built (`BUNDLED`, ci/prebuild.py): read when the user'
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import tempfile
 from pathlib import Path
+
+from .digest import sha256
 
 __all__ = ["BUNDLED", "cache_key", "has_entry", "read_bundled", "read_entry", "write_entry"]
 
@@ -18,7 +19,7 @@ BUNDLED = Path(__file__).with_name("prebuilt")  # absent in an editable install 
 
 
 def cache_key(*parts: bytes | str) -> str:
-    h = hashlib.sha256()
+    h = sha256()
     for part in parts:
         data = part.encode() if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))

@@ -10,9 +10,10 @@ failure. Standard library only; `bench/fingerprints.py` measures how stable and 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
+
+from .digest import sha256
 
 __all__ = ["CONSEQUENCES", "FINGERPRINT_VERSION", "fingerprint", "identifies", "normalise_message", "normalise_path",
            "normalise_test", "short_fingerprint"]
@@ -111,7 +112,7 @@ def fingerprint(*, rule: str, category: str, message: str, file: str | None = No
     # a rule's category is the rule's own.
     parts = (FINGERPRINT_VERSION, rule, "" if rule == LOCATOR else category, normalise_message(message),
              normalise_path(file), normalise_test(test), context)
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "backslashreplace")).hexdigest()[:_LENGTH]
+    return sha256("\x1f".join(parts).encode("utf-8", "backslashreplace")).hexdigest()[:_LENGTH]
 
 
 # Rules whose finding is the consequence of another failure (make reporting a recipe failed, Maven's goal and

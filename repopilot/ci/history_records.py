@@ -7,12 +7,12 @@ by the query builder (ci/history_sql.py) on every write, so a field set after co
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core import Record
+from .digest import sha256
 
 __all__ = ["FailureRow", "HistoryRow", "Recurring", "RunPlace", "RunRecord", "storable_text"]
 
@@ -91,7 +91,7 @@ class RunRecord(RunPlace):
         (diagnosing the same file twice records it once)."""
         if self.run_id and self.job:
             return f"run:{self.repository}:{self.run_id}:{self.attempt or 1}:{self.job}"
-        digest = hashlib.sha256("\x1f".join([self.source or "", self.commit or "", self.conclusion,
+        digest = sha256("\x1f".join([self.source or "", self.commit or "", self.conclusion,
                                              *sorted(f.fingerprint for f in self.failures)]).encode())
         return f"log:{digest.hexdigest()[:32]}"
 

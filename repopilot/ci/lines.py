@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ANSI_BYTES", "TIMESTAMP", "clean_startswith", "clean_text", "display_text", "segments",
+__all__ = ["ANSI_BYTES", "TIMESTAMP", "clean_start", "clean_text", "display_text", "segments",
            "strip_ansi_bytes"]
 
 # The escape sequences terminals and `tput` emit (ECMA-48): CSI (colours, cursor moves; any parameter bytes
@@ -48,21 +48,22 @@ def clean_text(raw: bytes | str) -> str:
     return text
 
 
-def clean_startswith(raw: bytes, prefix: bytes) -> bool | None:
-    """Whether `clean_text(raw)` starts with the ASCII `prefix`, told from the bytes without decoding the line,
-    or None when only `clean_text` can tell: an escape code or a tab in the line (`gh run view --log` puts job and
-    step before the timestamp), or a start that is neither the runner's fixed-width timestamp nor an ASCII
-    character other than a digit (a BOM, or what the timestamp pattern might take away)."""
+def clean_start(raw: bytes) -> int | None:
+    """Where `clean_text(raw)` starts in the bytes (what follows is the cleaned text as far as a marker's ASCII
+    goes), told without decoding the line, or None when only `clean_text` can tell: an escape code or a tab in the
+    line (`gh run view --log` puts job and step before the timestamp), or a start that is neither the runner's
+    fixed-width timestamp nor an ASCII character other than a digit (a BOM, or what the timestamp pattern might
+    take away)."""
     if b"\x1b" in raw or b"\t" in raw:
         return None
     head = raw[:29]
     # The runner's prefix, checked as `clean_text` does (an ASCII head: its characters are its bytes).
     if len(head) == 29 and head.isascii() and head[4] == 45 and head[10] == 84 and head[27] == 90 \
             and head[:4].isdigit():
-        return raw.startswith(prefix, 29 if head[28] == 32 else 28)
+        return 29 if head[28] == 32 else 28
     first = raw[:1]
     if first.isascii() and not first.isdigit():
-        return raw.startswith(prefix)
+        return 0
     return None
 
 

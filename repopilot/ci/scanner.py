@@ -13,7 +13,7 @@ per hit, whatever the log size.
 from __future__ import annotations
 
 import contextlib
-import platform
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -26,7 +26,7 @@ from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .late import LATE_BYTES, LateHit, LateHits
-from .lines import clean_startswith, display_text
+from .lines import clean_start, display_text
 from .pieces import cleaned_pieces
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
@@ -204,10 +204,20 @@ def _load_database(hyperscan: Any, directory: Path | None, name: str) -> Any:
     return db
 
 
+def _machine() -> str:
+    """`platform.machine()`, which on a POSIX system is `os.uname().machine`: without importing `platform` (a few
+    milliseconds of every start) where that holds."""
+    if hasattr(os, "uname"):
+        return os.uname().machine
+    import platform
+
+    return platform.machine()
+
+
 def _database_name(hyperscan: Any, patterns: list[tuple[bytes, bool]]) -> str:
     # Keyed by everything that goes into it: a database of another version, machine or catalog is never read.
     version = getattr(hyperscan, "__version__", "")
-    return f"hyperscan-{cache_key(version, platform.machine(), repr(patterns))}.db"
+    return f"hyperscan-{cache_key(version, _machine(), repr(patterns))}.db"
 
 
 def hyperscan_cached(patterns: list[tuple[bytes, bool]], cache_dir: Path | None) -> bool:
@@ -528,7 +538,7 @@ class _State:
 
     def markers_from_bytes(self, n: int, structs: frozenset[str], window: Window) -> bool:
         """`structure` for a line flagged only for markers that need no text of it (True: done): past the first
-        `_KEEP_MARKERS` groups a line only opens or closes one, which its bytes tell (`clean_startswith`), and
+        `_KEEP_MARKERS` groups a line only opens or closes one, which its bytes tell (`clean_start`), and
         an error annotation or a success line past theirs changes nothing. A big Actions log has tens of
         thousands of such lines, each decoded and cleaned otherwise."""
         res = self.res
@@ -543,22 +553,16 @@ class _State:
         if chunk is None:
             return False
         raw = chunk.raw(n)
-        if "group" in structs:
-            opens = clean_startswith(raw, b"##[group]")
-            if opens is None:
-                return False
-            if opens:
-                self.in_group = True
-                self.group_is_run = clean_startswith(raw, b"##[group]Run ") is True
-                return True
-        if "endgroup" in structs:
-            closes = clean_startswith(raw, b"##[endgroup]")
-            if closes is None:
-                return False
-            if closes:
-                self.in_group = False
-                if len(res.endgroups) < _KEEP_MARKERS:
-                    res.endgroups.append(n)
+        start = clean_start(raw)
+        if start is None:
+            return False
+        if "group" in structs and raw.startswith(b"##[group]", start):
+            self.in_group = True
+            self.group_is_run = raw.startswith(b"##[group]Run ", start)
+        elif "endgroup" in structs and raw.startswith(b"##[endgroup]", start):
+            self.in_group = False
+            if len(res.endgroups) < _KEEP_MARKERS:
+                res.endgroups.append(n)
         return True
 
     def rules(self, n: int, text: str, idxs: tuple[int, ...], rules: tuple[Rule, ...], window: Window) -> None:

@@ -17,11 +17,9 @@ shows the tree's peak): the price of the wall time saved, which is why it is not
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
 import os
 import pickle
-import signal
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -156,6 +154,9 @@ def _unpack(data: bytes, scanner: Scanner) -> ScanResult:
 
 def _fork_part(scanner: Scanner, path: Path, start: int, end: int, size: int) -> tuple[int, int]:
     """A child scanning one part: its pid and the pipe its packed result comes through."""
+    import gc  # only when a log is scanned in parts (the default is one pass)
+    import signal
+
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (coverage does not follow forks)
@@ -193,6 +194,8 @@ def scan_file(scanner: Scanner, path: Path, size: int, workers: int, progress: P
     if len(cuts) <= 2:
         with path.open("rb") as fh:
             return scanner.scan(fh, progress=progress)
+    import signal  # only when a log is scanned in parts (the default is one pass)
+
     spans = list(itertools.pairwise(cuts))
     children: dict[int, tuple[int, int]] = {}  # part -> (pid, pipe)
     try:

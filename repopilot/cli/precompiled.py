@@ -16,7 +16,6 @@ time, and the file is trusted as the code is: it is installed with it.
 
 from __future__ import annotations
 
-import dataclasses
 import marshal
 import os
 import re
@@ -78,6 +77,8 @@ def _install_patterns(patterns: Patterns) -> None:
 
 
 def _install_sources(sources: Sources) -> None:
+    import dataclasses  # after the patterns: its imports (inspect, tokenize) compile some
+
     # dataclasses calls `exec` by name: a global of that module named so is found before the builtin.
     def exec_(source: Any, scope: Any = None, names: Any = None) -> None:
         code = sources.get(source) if isinstance(source, str) else None
@@ -117,6 +118,8 @@ def record(run: Callable[[], object]) -> tuple[Patterns, Sources]:
         exec(source, scope, names)  # noqa: S102
 
     _compiler.compile = compile_
+    import dataclasses  # after the patterns: its imports (inspect, tokenize) compile some
+
     setattr(dataclasses, "exec", exec_)  # noqa: B010
     try:
         run()

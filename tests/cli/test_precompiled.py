@@ -112,12 +112,12 @@ _PROBE = """
 import re, sys
 from repopilot.cli import precompiled as cp
 installed = cp.install(sys.argv[1])
+import dataclasses
 parsed = []
 parse = re._parser.parse
 re._parser.parse = lambda p, *a: (parsed.append(p), parse(p, *a))[1]
 re.compile(sys.argv[2], int(sys.argv[3]))
 re.compile("never (?P<seen>before)")
-import dataclasses
 print(installed, parsed, hasattr(dataclasses, "exec"))
 """
 

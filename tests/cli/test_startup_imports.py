@@ -31,7 +31,10 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              "pydantic", "pydantic_core",
              # only when there is something to read: --debug's traceback; run ids come from os.urandom, package
              # data from the package's files
-             "traceback", "secrets", "importlib.resources", "importlib.metadata")
+             "traceback", "secrets", "importlib.resources", "importlib.metadata",
+             # OpenSSL's hashes (the built-in SHA-256 gives the same digests: ci/digest.py), `platform` for the
+             # machine's name (os.uname), signals for the forked scan's workers (the default is one pass)
+             "hashlib", "_hashlib", "platform", "signal")
 # Warm (the catalog validated once and cached), TOML is parsed only from a config file, and there is none here.
 FORBIDDEN_WARM = (*FORBIDDEN, "tomllib")
 

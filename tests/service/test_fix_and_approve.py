@@ -164,13 +164,14 @@ def test_a_clone_that_fails_is_answered_and_leaves_the_run_as_it_was(service: Se
     """The PR's repository cannot be fetched: the user is told so (git's message sanitised), and how to retry; the
     approve job ends done, its failure in the run's trace, nothing applied or pushed. The retry then works."""
     bare = tmp_path / "remote.git"
-    gone = str(tmp_path / "gone\u202etxt.git")  # git echoes the path; a bidi override must not reach the reply
-    service.github.clone_urls[REPO] = gone
+    service.github.clone_urls[REPO] = "http://git.example.invalid/octo/demo.git"  # a remote git may not use
     no_fix = _command(service, "/repopilot fix", "mona", 30)
     assert "could not fetch this pull request to start a fix run" in no_fix and "`/repopilot fix` again" in no_fix
+    assert "refusing to use a http remote" in no_fix
     service.github.clone_urls[REPO] = str(bare)
     sha256 = _command(service, "/repopilot fix", "mona", 31).split("/repopilot approve ")[1].split()[0]
 
+    gone = str(tmp_path / "gone\u202etxt.git")  # git echoes the path; a bidi override must not reach the reply
     service.github.clone_urls[REPO] = gone
     failed = _command(service, f"/repopilot approve {sha256}", "mona", 42)
     assert "could not fetch this pull request to apply the approval; nothing was pushed" in failed

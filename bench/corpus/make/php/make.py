@@ -166,9 +166,7 @@ def php_case(name: str, shape: str, over: dict[str, str | None], cmd: str, tool:
     o0, _ = run("php --version", cwd=root, env=e)
     steps = [Step("Set up PHP", "php --version", o0)]
     if install:
-        o, c = run("composer install --no-interaction --no-progress", cwd=root, env=e)
-        assert c == 0, o
-        steps.append(Step("Install", "composer install --no-interaction --no-progress", o))
+        steps.append(passing("composer install --no-interaction --no-progress", root, e, title="Install"))
     steps += [passing(p, root, e) for p in pre]
     steps.append(failing(cmd, root, e, tool.title(), causal, ctx=ctx))
     cleanup(root)

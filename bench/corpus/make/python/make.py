@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kit import WORK, Step, between, cached, cleanup, env, grep, project
-from maker import Cases, failing, make_all
+from maker import Cases, failing, make_all, passing
 from record import find, run, write_case
 
 TOOL_PINS = ["pytest", "pytest-timeout", "pytest-cov", "mypy", "ruff", "flake8", "pylint", "black", "isort", "tox",
@@ -297,14 +297,11 @@ def _pytest_case(name: str, shape: str, cmd: str, over: dict[str, str | None], r
     """`post` steps run after the failure too (a report upload, a debug dump), as `if: always()` steps do."""
     root = calc(name, shape, **over)
     steps = _setup(root, reqs or ["pytest"])
-    for label, pcmd in pre or []:
-        o, c = sh(pcmd, root)
-        assert c == 0, o
-        steps.append(Step(label, pcmd, o))
+    steps += [passing(pcmd, root, env(), title=label) for label, pcmd in pre or []]
     steps.append(failing(cmd, root, env(), "Test", lambda out: pytest_causal(out, e_cap),
                          ctx=r"^=* ?\d+ (failed|passed|error).* in [\d.]+s|^!+ Interrupted", ctx_limit=1))
     for label, pcmd in post or []:
-        o, c = sh(pcmd, root)
+        o, _ = sh(pcmd, root)
         steps.append(Step(label, pcmd, o, always=True))
     cleanup(root)
     return steps, "pytest", "test", f"pytest {ver('pytest')}"
@@ -541,10 +538,7 @@ def _check_case(name: str, shape: str, over: dict[str, str | None], tool: str, c
                 post_ok: bool = False, made: str = "", ctx: str | None = None) -> tuple[list[Step], str, str, str]:
     root = calc(name, shape, **over)
     steps = _setup(root, reqs)
-    for label, pcmd in pre:
-        o, c = sh(pcmd, root)
-        assert c == 0, (pcmd, o)
-        steps.append(Step(label, pcmd, o))
+    steps += [passing(pcmd, root, env(), title=label) for label, pcmd in pre]
     out, code = sh(cmd, root)
     assert code != 0, out
     steps.append(Step(tool, cmd, out, code, causal=causal(out), context=grep(out, ctx, limit=1) if ctx else []))
@@ -708,9 +702,7 @@ def sphinx_warning_as_error(name: str, shape: str) -> tuple[list[Step], str, str
 def coverage_report_fail_under(name: str, shape: str) -> tuple[list[Step], str, str, str]:
     root = calc(name, shape, **{"tests/test_parse.py": None, "tests/test_report.py": None})
     steps = _setup(root, ["coverage", "pytest"])
-    o, c = sh("coverage run --source=src/calc -m pytest -q", root)
-    assert c == 0, o
-    steps.append(Step("Test", "coverage run --source=src/calc -m pytest -q", o))
+    steps.append(passing("coverage run --source=src/calc -m pytest -q", root, env(), title="Test"))
     cmd = "coverage report -m --fail-under=85"
     out, code = sh(cmd, root)
     assert code != 0, out
@@ -729,9 +721,8 @@ def _pip_fail(name: str, shape: str, reqs: str, causal: Callable[[list[str]], li
     venv = WORK / "venvs" / name
     run(f"rm -rf {venv} && {sys.executable} -m venv {venv}", cwd=WORK)
     cmd = "python -m pip install -r requirements.txt"
-    out, code = sh(f"{venv}/bin/python -m pip install -r requirements.txt", root)
-    assert code != 0, out
-    steps.append(Step("Install dependencies", cmd, out, code, causal=causal(out)))
+    steps.append(failing(f"{venv}/bin/python -m pip install -r requirements.txt", root, env(), "Install dependencies",
+                         causal, shown=cmd))
     run(f"rm -rf {venv}", cwd=WORK)
     cleanup(root)
     pipv = run([f"{sys.executable}", "-m", "pip", "--version"], cwd=WORK)[0][0].split()[1]
@@ -999,9 +990,7 @@ def twine_check_readme(name: str, shape: str) -> tuple[list[Step], str, str, str
           "`broken link <https://example.com\n"
     root = calc(name, shape, **{"pyproject.toml": pyproj, "README.rst": rst, "README.md": None})
     steps = _setup(root, ["build", "twine"])
-    o, c = sh("python -m build", root)
-    assert c == 0, o
-    steps.append(Step("Build", "python -m build", o))
+    steps.append(passing("python -m build", root, env(), title="Build"))
     cmd = "twine check --strict dist/*"
     out, code = sh(cmd, root)
     assert code != 0, out
@@ -1019,9 +1008,7 @@ def build_invalid_project_name(name: str, shape: str) -> tuple[list[Step], str, 
         'build-backend = "setuptools.build_meta"\n'
     root = calc(name, shape, **{"pyproject.toml": pyproj})
     steps = _setup(root, ["build", "pytest"])
-    o, c = sh("pytest -q", root)
-    assert c == 0, o
-    steps.append(Step("Test", "pytest -q", o))
+    steps.append(passing("pytest -q", root, env(), title="Test"))
     cmd = "python -m build"
     out, code = sh(cmd, root)
     assert code != 0, out
