@@ -99,7 +99,17 @@ _COUNT = re.compile(
     r"failing|passing|errors?|failures?|problems?|tests? failed)\b|Ran \d+ tests? in |FAILED \((?:failures|errors)=\d+|"
     r"Files=\d+, Tests=\d+|Result: FAIL|Tests run: \d+, Failures: \d+, Errors: \d+(?:, Skipped: \d+)?\s*$|"
     r"Executed \d+ of \d+|\d+ examples?, \d+ failures?|\d+ tests?, \d+ (?:assertions|failures)|"
-    r".*\b\d+ (?:failed|errors?)\b.*\b\d+ passed\b|\d+ tests?, \d+ passed, \d+ failed)", re.IGNORECASE)
+    r".*\b\d+ (?:failed|errors?)\b.*\b\d+ passed\b|\d+ tests?, \d+ passed, \d+ failed|test result: (?:ok|FAILED)\.)",
+    re.IGNORECASE)
+# The guideline's generic trailers: they say only that something failed (`make: *** [all] Error 1`).
+_TRAILER = re.compile(
+    r"^(?:g?make(?:\[\d+\])?: \*\*\* \[|"
+    r"npm ERR! (?:A complete log of this run|code E?LIFECYCLE|errno \d|Lifecycle script)|"
+    r"\[INFO\] BUILD FAILURE|BUILD FAILED|error: could not compile|error: test failed, to rerun pass|"
+    r"(?:error )?Command failed with exit code \d|ELIFECYCLE|Error: Process completed with exit code|"
+    r"Tests? failed\.?$|FAILURE: Build failed with an exception\.)|"
+    # A bare section heading over the failures (cargo's and rspec's `failures:`).
+    r"^\s*(?i:failures|failed tests|failing tests|summary of all failing tests|errors)\s*:?\s*$")
 
 
 def filler(text: str) -> bool:
@@ -107,7 +117,7 @@ def filler(text: str) -> bool:
     generic advice, the CI system's own lines and command echoes, a runner's closing count: not a cause where the
     log says more."""
     return bool(_RULED.match(text) or (_ZERO.match(text) and not _LABEL.match(text)) or _ADVICE.match(text)
-                or _CI_LINE.match(text) or _COUNT.match(text))
+                or _CI_LINE.match(text) or _COUNT.match(text) or _TRAILER.match(text))
 
 
 def value_lines(causal: Iterable[int], texts: Mapping[int, str]) -> set[int]:

@@ -392,6 +392,8 @@ def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
 # A compiler's (or parser's) diagnostic, whatever the language: a source location with line and column, and
 # within the next lines the quoted source with a caret under the fault.
 _LOCATION = re.compile(r"^\s*(?:-->\s*|\S+ )?[\w./\\-]+\.[A-Za-z]\w{0,9}:\d+:\d+\b(?!.*\bwarning\b|.*\b0x[0-9a-f]{4,})")
+# rustc and its kin put the level on the line above the location (`warning: unused variable` / `  --> a.rs:3:9`).
+_WARNING_ABOVE = re.compile(r"^\s*warning\b", re.IGNORECASE)
 _CARET_LINE = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~]+[\s\^~-]*$|^\s*\|\s*[\^~]+")
 
 
@@ -404,7 +406,8 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
         if _CARET_LINE.match(shown.get(n + 1, "")):
             continue  # quoted source under a message: code, not words about the failure
         words = _PATH_TOKEN.sub("", text) if "/" in text else text
-        if _LOCATION.match(text) and any(_CARET_LINE.match(shown.get(k, "")) for k in range(n + 1, n + 5)):
+        if _LOCATION.match(text) and not _WARNING_ABOVE.match(shown.get(n - 1, "")) and any(
+                _CARET_LINE.match(shown.get(k, "")) for k in range(n + 1, n + 5)):
             diagnostics += 1
         for cat, one, many, rx in _CUE_RX:
             if rx.search(words):

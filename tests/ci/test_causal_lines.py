@@ -64,12 +64,15 @@ def test_layout_lines_zero_counts_and_advice_are_filler_but_a_zero_value_is_not(
                  "$ make CC=gcc", "+ ./run-tests.sh", "[Pipeline] sh", "##[group]Run make",
                  "Tests:       1 failed, 12 passed, 13 total",
                  "Found 2 errors in the same file, starting at: src/a.ts:3",
-                 "[ FAIL 1 | WARN 0 | SKIP 0 | PASS 1 ]", "FAILED (failures=1)", "3 examples, 1 failure"):
+                 "[ FAIL 1 | WARN 0 | SKIP 0 | PASS 1 ]", "FAILED (failures=1)", "3 examples, 1 failure",
+                 "test result: ok. 6 passed; 0 failed; 0 ignored", "make: *** [Makefile:8: calc] Error 1",
+                 "error: test failed, to rerun pass `-p stock --test flows`", "failures:", "Failures:"):
         assert filler(text), text
     # A compiler's caret under the quoted source is part of the error.
     # ... and so is a diff's added line in an assertion (not a shell's `+ cmd` echo).
     for text in ("Expected: 0", "  left: 0", "Tests run: 5, Failures: 1", "error: x is 0 here", "      ~~~~~",
-                 "          ^", "+   \"total\": \"4.50\",", "+   total: '$2.5'"):
+                 "          ^", "+   \"total\": \"4.50\",", "+   total: '$2.5'",
+                 "make: *** No rule to make target 'src/history.o', needed by 'calc'.  Stop."):
         assert not filler(text), text
 
 

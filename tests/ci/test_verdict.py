@@ -220,6 +220,12 @@ MemoryError
      "error: test failed, to rerun pass `--lib`\n", "rust", "infrastructure"),
     ("+ cargo build --locked\n    Updating crates.io index\nerror: cannot update the lock file "
      "/builds/acme/stock/Cargo.lock because --locked was passed to prevent this\n", "rust", "dependency"),
+    # A compiler's warnings before the tests ran do not make a failed test a build failure.
+    ("+ cargo test --locked\nwarning: unused variable: `factor`\n  --> crates/stock/src/main.rs:27:9\n   |\n"
+     "27 |     let factor = 2;\n   |         ^^^^^^ help: if this is intentional, prefix it with an underscore\n\n"
+     "running 3 tests\ntest quantities_from_file ... FAILED\n\nfailures:\n\n---- quantities_from_file stdout ----\n"
+     "Error: ParseIntError { kind: InvalidDigit }\n\ntest result: FAILED. 2 passed; 1 failed; 0 ignored\n",
+     "rust", "test"),
     # A test that reads a missing fixture failed as a test, not as a build.
     ("+ pytest -q\nE       FileNotFoundError: [Errno 2] No such file or directory: 'tests/data/prices.json'\n"
      "ERROR tests/test_report.py::test_total - FileNotFoundError: [Errno 2] No such file or directory\n"
