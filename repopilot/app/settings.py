@@ -240,12 +240,24 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
 
 
+def _may_configure_repopilot(pyproject: Path) -> bool:
+    """Whether the project's pyproject.toml can hold a `[tool.repopilot]` table: the word, or an escape that could
+    spell it in a quoted key. Most projects have a pyproject.toml and no such table; theirs is not parsed
+    (importing and running TOML's parser costs a few milliseconds of every start), nor refused when it is broken:
+    it is not RepoPilot's file."""
+    try:
+        data = pyproject.read_bytes()
+    except OSError:
+        return True  # _read_toml says what is wrong
+    return b"repopilot" in data or b"\\u" in data or b"\\U" in data
+
+
 def _project_config(cwd: Path) -> tuple[dict[str, Any], str] | None:
     own = cwd / "repopilot.toml"
     if own.is_file():
         return _read_toml(own), f"config {own}"
     pyproject = cwd / "pyproject.toml"
-    if pyproject.is_file():
+    if pyproject.is_file() and _may_configure_repopilot(pyproject):
         section = _read_toml(pyproject).get("tool", {}).get("repopilot")
         if section is not None:
             if not isinstance(section, dict):

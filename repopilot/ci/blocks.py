@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from .catalog import Pattern, Rule, scan_pattern
 from .lines import clean_text, segments, strip_ansi_bytes
 
-__all__ = ["Hit", "LineGetter", "block_fields", "extend_block", "match_line", "match_text", "next_line_ok"]
+__all__ = ["Hit", "LineGetter", "block_fields", "extend_block", "fires", "match_line", "match_text",
+           "next_line_ok"]
 
 # 1-based line number -> cleaned text, or None past either end of what is available.
 LineGetter = Callable[[int], "str | None"]
@@ -32,18 +33,32 @@ def _any_segment(pattern: Pattern, clean: str) -> bool:
     return any(pattern.search(seg) for seg in segments(clean))
 
 
-def match_line(rule: Rule, clean: str) -> tuple[dict[str, str], str] | None:
-    """The trigger's named groups and the message when `rule` fires on this cleaned line, else None."""
+def _first_match(rule: Rule, clean: str) -> tuple[re.Match[str], str] | None:
+    """The trigger's first match on a `\\r` segment of the line the rule does not exclude, and that segment."""
     for seg in segments(clean):
         if rule.exclude is not None and rule.exclude.search(seg):
             continue
         for trig in rule.triggers:
             m = trig.search(seg)
-            if m is None:
-                continue
-            groups = {k: v.strip() for k, v in m.groupdict().items() if v is not None and v.strip()}
-            return groups, _message(rule, groups, seg)
+            if m is not None:
+                return m, seg
     return None
+
+
+def match_line(rule: Rule, clean: str) -> tuple[dict[str, str], str] | None:
+    """The trigger's named groups and the message when `rule` fires on this cleaned line, else None."""
+    got = _first_match(rule, clean)
+    if got is None:
+        return None
+    m, seg = got
+    groups = {k: v.strip() for k, v in m.groupdict().items() if v is not None and v.strip()}
+    return groups, _message(rule, groups, seg)
+
+
+def fires(rule: Rule, clean: str) -> bool:
+    """Whether `match_line` finds the rule on this line, without reading its fields (a late candidate is
+    checked this way; the few grown into blocks read them then)."""
+    return _first_match(rule, clean) is not None
 
 
 def _message(rule: Rule, groups: dict[str, str], default: str) -> str:

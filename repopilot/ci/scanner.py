@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..core import ConfigError
-from .blocks import Hit, block_fields, extend_block, match_line, next_line_ok
+from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
 from .late import LATE_BYTES, LateHit, LateHits
@@ -488,6 +488,19 @@ def _keep_latest(lines: list[int], n: int) -> None:
         del lines[: _KEEP_JOBS // 2]
 
 
+# The fields of a late candidate's rules until it is grown into a block (never mutated).
+_UNREAD: dict[str, str] = {}
+
+
+def _with_fields(found: list[tuple[Rule, dict[str, str], str]], text: str) -> list[tuple[Rule, dict[str, str], str]]:
+    """A late hit's rules with the fields and message each reads from its trigger line (they fired on it)."""
+    out = []
+    for rule, _, _ in found:
+        got = match_line(rule, text)
+        out.append((rule, *got) if got is not None else (rule, {}, ""))
+    return out
+
+
 class _State:
     """What the pass remembers between flagged lines."""
 
@@ -621,17 +634,16 @@ class _State:
         n = item.line
         text = chunk.clean(n)
         get: LineGetter | None = None  # lines around it, read only for a rule with a `next_line` condition
-        found = []
+        found: list[tuple[Rule, dict[str, str], str]] = []
         for i in item.idxs:
             rule = rules[i]
-            got = match_line(rule, text)
-            if got is None:
+            if not fires(rule, text):
                 continue
             if rule.next_line is not None:
                 get = get or window.near(n, _NEAR_BEFORE, _NEAR_AFTER)
                 if not next_line_ok(rule, get, n):
                     continue
-            found.append((rule, got[0], got[1]))
+            found.append((rule, _UNREAD, ""))  # fields read if it is grown into a block (`finish`)
         if not found:
             return
         if len(found) > 1:
@@ -673,5 +685,6 @@ class _State:
             around = item.window()
             if item.found[0][0].category != "infrastructure":
                 self.classes.check_apart(item.line, around)
-            self.hit(item.line, item.found, around.get, item.in_script, late=True)
+            self.hit(item.line, _with_fields(item.found, around.get(item.line) or ""), around.get, item.in_script,
+                     late=True)
         self.res.hits.sort(key=lambda h: h.line)

@@ -97,3 +97,18 @@ def test_user_rules_reach_the_scanner_from_the_environment(tmp_path: Path, monke
     monkeypatch.setenv("REPOPILOT_RULES", str(rules))
     assert main(["diagnose", str(log), "--format", "json"]) == 0, capsys.readouterr().err
     assert json.loads(capsys.readouterr().out)["failures"][0]["rule"] == "matcher.tsc"
+
+
+def test_a_pyproject_without_repopilot_is_not_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tomllib
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("parsed")
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.ruff\nbroken = ')
+    monkeypatch.setattr(tomllib, "load", refuse)
+    assert "max_steps" not in load_settings({}, tmp_path).origins  # neither parsed nor refused: not RepoPilot's
+    monkeypatch.undo()
+    for table in ("[tool.repopilot]", '[tool."repopilot"]', '[tool."\\u0072epopilot"]'):
+        (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\n{table}\nmax_steps = 7\n')
+        assert load_settings({}, tmp_path).max_steps == 7

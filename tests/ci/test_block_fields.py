@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from repopilot.ci.blocks import match_text
+from repopilot.ci.blocks import fires, match_line, match_text
 from repopilot.ci.catalog import Catalog, load_catalog, load_rule_files
 from repopilot.ci.lines import clean_text, strip_ansi_bytes
 from repopilot.ci.scanner import Scanner
@@ -155,3 +155,18 @@ def test_down_gap_takes_a_multi_line_message_but_not_the_next_failure() -> None:
 def test_bad_down_gap_is_refused(gap: str) -> None:
     with pytest.raises(ConfigError, match="down_gap"):
         _gap_rule(gap)
+
+
+def test_fires_says_what_match_line_finds_on_every_segment() -> None:
+    rules = {r.id: r for r in load_catalog().rules}
+    excluding = next(r for r in rules.values() if r.exclude is not None)
+    lines = ["ERR E1", "[ERROR] /w/src/A.java:[3,5] cannot find symbol", "progress 10%\r[ERROR] /w/B.java:[1,2] x",
+             "panic: test timed out after 10m0s", "panic: runtime error: index out of range", "", "\r\r",
+             "fatal: [host]: UNREACHABLE!", "nothing to see here"]
+    fired = 0
+    for rule in [_rule(""), excluding, *rules.values()]:
+        for line in lines:
+            assert fires(rule, line) is (match_line(rule, line) is not None), (rule.id, line)
+            fired += fires(rule, line)
+    assert fired >= 3  # the lines above do fire some rules (a `\r` segment among them)
+    assert fires(rules["maven.compile-error"], "progress 10%\r[ERROR] /w/B.java:[1,2] x")

@@ -4,11 +4,12 @@ in the trace, never chooses a generic trailer, and its shipped weights fit its f
 from __future__ import annotations
 
 import json
+import sys
 from importlib import resources
 from pathlib import Path
 
 from repopilot.ci.engine import diagnose_input, to_report
-from repopilot.ci.locator import FEATURES, default_model, detect_shape, feature_rows, locate
+from repopilot.ci.locator import FEATURES, _line_row, default_model, detect_shape, feature_rows, locate
 from repopilot.ci.sources import open_sources
 from repopilot.core import TraceRecorder
 
@@ -125,3 +126,15 @@ def test_expected_and_actual_in_other_runners_words_read_as_an_assertion() -> No
                  "---- Result was:", "expected 3 but was 4", "1/1 mismatches"):
         assert _line_row(text)["assert"] == 1.0, text
     assert _line_row("Downloading left-pad 1.3.0")["assert"] == 0.0
+
+
+def test_character_fractions_count_what_they_say() -> None:
+    # _line_row counts punctuation as what is neither alphanumeric nor a space: true only if no character is both.
+    assert not any(chr(i).isalnum() and chr(i).isspace() for i in range(sys.maxunicode + 1))
+    for text in ("  ERROR: main.go:12:3: undefined: foo", "Ünïcödé — ½ ٣ x\u3000y!", "\t#!@ 42"):
+        stripped = text.rstrip().lstrip()
+        row = _line_row(text)
+        n = len(stripped)
+        assert row["upper_frac"] == sum(c.isupper() for c in stripped) / n
+        assert row["digit_frac"] == sum(c.isdigit() for c in stripped) / n
+        assert row["punct_frac"] == sum(not c.isalnum() and not c.isspace() for c in stripped) / n
