@@ -185,6 +185,13 @@ class Rule:
 class Catalog:
     version: str
     rules: tuple[Rule, ...]
+    # Each rule's triggers in their scan form (`scan_pattern`), in rule order: worked out once when a catalog is
+    # made and kept with it in the cache (a pickle restores it without running __post_init__), not by every start
+    # of the scanner (a few hundred patterns read character by character).
+    scan_forms: tuple[tuple[str, ...], ...] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scan_forms", tuple(rule.scan_patterns for rule in self.rules))
 
     def by_id(self, rule_id: str) -> Rule:
         for rule in self.rules:

@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 from ..core import ConfigError
 from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
-from .catalog import SCAN_LINE_START, Catalog, Rule, scan_pattern
+from .catalog import SCAN_LINE_START, Catalog, Rule
 from .late import LATE_BYTES, LateHit, LateHits
 from .lines import clean_start, display_text
 from .pieces import cleaned_pieces
@@ -320,9 +320,9 @@ class Scanner:
         # Pattern id -> ("rule", rule index) or ("struct", name).
         self._targets: list[tuple[str, int | str]] = []
         patterns: list[tuple[bytes, bool]] = []
-        for i, rule in enumerate(catalog.rules):
-            for trig in rule.triggers:
-                patterns.append((scan_pattern(trig.pattern).encode("utf-8"), rule.ignore_case))
+        for i, (rule, forms) in enumerate(zip(catalog.rules, catalog.scan_forms, strict=True)):
+            for form in forms:
+                patterns.append((form.encode("utf-8"), rule.ignore_case))
                 self._targets.append(("rule", i))
         for name, pat in _STRUCTURE.items():
             patterns.append((pat.encode("utf-8"), False))

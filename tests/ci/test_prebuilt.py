@@ -59,3 +59,16 @@ def test_a_bundled_database_that_does_not_load_is_compiled_again(bundled: Path, 
     assert scanner.engine.name == "hyperscan"
     assert len(list(empty.glob("hyperscan-*.db"))) == 2  # compiled here, and cached
 
+
+
+def test_a_cached_catalog_keeps_its_scan_forms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = load_catalog()
+    assert expected.scan_forms == tuple(tuple(catalog_mod.scan_pattern(t.pattern) for t in r.triggers)
+                                        for r in expected.rules)
+    load_catalog(cache_dir=tmp_path)  # validated and cached
+
+    def refuse(trigger: str) -> str:
+        raise AssertionError("worked out again")
+
+    monkeypatch.setattr(catalog_mod, "scan_pattern", refuse)
+    assert load_catalog(cache_dir=tmp_path).scan_forms == expected.scan_forms
