@@ -778,3 +778,125 @@ def surefire_no_tests_matched(name: str, shape: str) -> None:
     setup(c)
     mvn(c, "verify -Dtest=InvoiceIT", lambda o: find(o, r"No tests were executed!|No tests matching pattern", limit=1), ntp=True)
     c.write(tool="maven-surefire-plugin", category="config", made_by=made(name))
+
+
+# ---------------------------------------------------------------- added with make/kinds (corpus2): more failure kinds
+
+@case(ECO)
+def mvn_release_not_supported(name: str, shape: str) -> None:
+    # the project asks for a newer JDK than the runner has: the build's setup, not its code, is wrong
+    c = Case(ECO, name, shape, "invoice")
+    project(c, pom().replace("<maven.compiler.release>17<", "<maven.compiler.release>21<"))
+    setup(c)
+    mvn(c, "verify", lambda o: find(o, r"release version 21 not supported", limit=1), ntp=True)
+    c.write(tool="maven-compiler-plugin", category="config", made_by=made(name, ", release 21 on JDK 17"))
+
+
+@case(ECO)
+def mvn_offline_not_downloaded(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "invoice")
+    project(c)
+    setup(c)
+    mvn(c, "-o verify", lambda o: find(o, r"^\[ERROR\] .*offline mode", limit=2), cold=True)
+    c.write(tool="maven", category="dependency", made_by=made(name, ", -o with an empty local repository"))
+
+
+HEAP_TEST = """package com.acme.invoice;
+
+import static org.junit.Assert.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.Test;
+
+public class BulkInvoiceTest {
+    @Test
+    public void sumsManyLines() {
+        List<LineItem> lines = new ArrayList<>();
+        for (int i = 0; i < 5_000_000; i++) {
+            lines.add(new LineItem("SKU-" + i, 1 + i % 7, Money.parse("1.25")));
+        }
+        Invoice inv = new Invoice("DE", new TaxTable());
+        lines.forEach(inv::add);
+        assertEquals(5_000_000, inv.lines().size());
+    }
+}
+"""
+
+
+@case(ECO)
+def surefire_heap_oom(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "invoice")
+    sure = "<configuration><argLine>-Xmx48m</argLine></configuration>"
+    p = pom().replace(PLUGIN.format(a="maven-surefire-plugin", v="2.22.3", extra=""),
+                      PLUGIN.format(a="maven-surefire-plugin", v="2.22.3", extra=sure))
+    project(c, p, **{TST + "BulkInvoiceTest.java": HEAP_TEST})
+    setup(c)
+    mvn(c, "verify", lambda o: find(o, r"sumsManyLines\(com\.acme\.invoice\.BulkInvoiceTest\).*<<< ERROR!$", limit=1)
+        + find(o, r"^java\.lang\.OutOfMemoryError", r"at com\.acme\.invoice\.BulkInvoiceTest\.", limit=1), ntp=True)
+    c.write(tool="maven-surefire-plugin", category="infrastructure", made_by=made(name, ", JUnit 4.13.2, -Xmx48m"))
+
+
+REPO_JAVA = HEADER + """package com.acme.invoice;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Tax rates loaded from a CSV file. */
+public final class RateFile {
+    private RateFile() {
+    }
+
+    public static List<String> load(Path file) {
+        try {
+            return Files.readAllLines(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot load rates from " + file, e);
+        }
+    }
+}
+"""
+REPO_TEST = """package com.acme.invoice;
+
+import static org.junit.Assert.assertEquals;
+
+import java.nio.file.Paths;
+import org.junit.Test;
+
+public class RateFileTest {
+    @Test
+    public void loadsBundledRates() {
+        assertEquals(3, RateFile.load(Paths.get("src/test/resources/rates.csv")).size());
+    }
+}
+"""
+
+
+@case(ECO)
+def surefire_caused_by_chain(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "invoice")
+    project(c, **{SRC + "RateFile.java": REPO_JAVA, TST + "RateFileTest.java": REPO_TEST})
+    setup(c)
+    mvn(c, "verify -DtrimStackTrace=false",
+        lambda o: surefire(o) + find(o, r"^Caused by: java\.nio\.file\.NoSuchFileException", limit=1), ntp=True)
+    c.write(tool="maven-surefire-plugin", category="test", made_by=made(name, ", JUnit 4.13.2"))
+
+
+@case(ECO)
+def reactor_module_test_fails(name: str, shape: str) -> None:
+    c = Case(ECO, name, shape, "invoice")
+    parent = pom(deps="").replace("<artifactId>invoice</artifactId>", "<artifactId>invoice-parent</artifactId>").replace(
+        "<packaging>jar</packaging>", "<packaging>pom</packaging>\n  <modules><module>core</module><module>cli</module></modules>").replace(
+        "<build>\n    <plugins>", "<build>\n    <pluginManagement><plugins>").replace("\n    </plugins>\n  </build>", "\n    </plugins></pluginManagement>\n  </build>")
+    core_dep = "<dependency><groupId>com.acme</groupId><artifactId>invoice-core</artifactId><version>${project.version}</version></dependency>"
+    c.files({"pom.xml": parent, "core/pom.xml": module_pom("invoice-core", JUNIT4), "cli/pom.xml": module_pom("invoice-cli", core_dep)})
+    c.files({"core/" + SRC + f: t for f, t in (("Money.java", MONEY.replace('"%d.%02d"', '"%d,%02d"')),
+                                               ("LineItem.java", LINE), ("TaxTable.java", TAX), ("Invoice.java", INVOICE))})
+    c.files({"core/" + TST + "MoneyTest.java": MONEY_TEST, "core/" + TST + "InvoiceTest.java": INVOICE_TEST,
+             "cli/src/main/java/com/acme/invoice/cli/Main.java": CLI_JAVA})
+    setup(c)
+    mvn(c, "verify", surefire, context=lambda o: find(o, r"^\[ERROR\] Tests run: \d+, Failures: [1-9]", limit=1), ntp=True)
+    c.write(tool="maven-surefire-plugin", category="test", made_by=made(name, ", a two-module reactor, JUnit 4.13.2"))
