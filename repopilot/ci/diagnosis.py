@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .blocks import Hit
-from .scanner import Marker, ScanResult
+from .scanner import JOB_START, Marker, ScanResult
 
 __all__ = [
     "CONFIDENT",
@@ -35,6 +35,8 @@ _TRAILERS = re.compile(
     r"|^ERROR: Job failed: exit code \d+\s*$"
     r"|^The command .* exited with \d+\.?\s*$"
     r"|^ERROR: script returned exit code \d+\s*$"
+    # Azure Pipelines' task trailer (`##[error]Bash exited with code '1'.`, `Cmd.exe exited with code '2'.`).
+    r"|^(?:##\[error\])?[\w.]+ exited with code '?\d+'?\.?\s*$"
 )
 _ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
 _PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")
@@ -121,6 +123,13 @@ class Diagnosis:
     model_note: str | None = None  # why the model's reply was not used
     step_name: str | None = None  # the failing step's name as GitHub shows it, when the source said so
     region: tuple[int, int] | None = None  # the failing step or command, when the log's own markers say where
+    # Where the diagnosed job begins in a log of several jobs (0: one job): the other jobs' lines are not read.
+    job_first: int = 0
+    job_last: int = 0  # where it ends (0: at the log's end)
+
+    def in_job(self, n: int) -> bool:
+        """Whether line `n` belongs to the job diagnosed (always, in a log of one job)."""
+        return n >= self.job_first and (not self.job_last or n <= self.job_last)
 
 
 def _int(value: str | None) -> int | None:
@@ -132,13 +141,8 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-# Where a job's log begins: a log may hold several jobs (a run's logs concatenated, a downloaded run log). GitHub's
-# set-up groups are always kept by the scan; the others are seen when they sit near a hit or in the tail.
-_JOB_START = re.compile(r"^(?:##\[group\](?:Operating System|Runner Image)$|Current runner version:|"
-                        r"Running with gitlab-runner\b|travis_fold:start:worker_info\b|"
-                        r"\[Pipeline\] Start of Pipeline$|"
-                        r"Started by (?:user|timer|upstream project|an SCM change|GitHub|remote host|"
-                        r"branch indexing)\b)")
+_TRAILING = 3  # lines a CI system may print after a job's end marker
+_PREAMBLE = 2  # lines a job's log may hold before its banner (a BOM, a tool's header)
 _SAME_JOB = 15  # start markers this close together begin one job (GitHub prints several in its set-up)
 
 
@@ -147,20 +151,36 @@ _OTHER_END = re.compile(r"^(?:Finished: (?:FAILURE|ABORTED|UNSTABLE)\s*$|ERROR: 
                         r"Done\. Your build exited with [1-9])")
 
 
+# The end of a job that passed (a log of several jobs may end with one).
+_PASSED_END = re.compile(r"^(?:Finished: SUCCESS|Job succeeded|Done\. Your build exited with 0\.?)\s*$")
+
+
 def job_starts(res: ScanResult) -> list[int]:
-    """The lines where a job's log begins, when the log shows more than one job's beginning (else empty). A job
-    of another CI system that ends the log after a failed GitHub job begins after that job's exit marker."""
-    found = {g.line for g in res.groups if _JOB_START.match(g.text)}
-    found |= {n for n, t in res.text.items() if t[:1] in "#CRtS[" and _JOB_START.match(t)}
-    found |= {m.line for m in res.tail if _JOB_START.match(m.text)}
+    """The lines where a job's log begins, when the log shows more than one job (else empty): a job's first line
+    (its CI system's banner), the line after a job's last one (`Finished: FAILURE`, `Cleaning up orphan
+    processes`: what follows is another job's, banner or not), and line 1 when the first banner comes later (the
+    lines before it are another job's). A job of another CI system that ends the log after a failed GitHub job
+    begins after that job's exit marker."""
+    found = set(res.jobs)
+    found |= {m.line for m in res.tail if JOB_START.match(m.text)}
+    # After a job's end the next line is another job's, however close (a banner there begins the same job).
+    after_end = {n + 1 for n in res.job_ends if n + _TRAILING < res.lines}
     exits = [m.line for m in res.errors if _PROCESS_EXIT.match(m.text)]
     if exits and any(m.line > exits[-1] and _OTHER_END.match(m.text) for m in res.tail):
-        found.add(exits[-1] + 1)
+        after_end.add(exits[-1] + 1)
     starts: list[int] = []
-    for n in sorted(found):
-        if not starts or n - starts[-1] > _SAME_JOB:
+    for n in sorted(found | after_end):
+        if not starts or n - starts[-1] > _SAME_JOB or (n in after_end and n != starts[-1]):
             starts.append(n)
+    if starts and starts[0] > _PREAMBLE:
+        starts.insert(0, 1)
     return starts if len(starts) > 1 else []
+
+
+def _github_job_after(res: ScanResult, start: int) -> bool:
+    """Whether the job that begins at `start` is a GitHub Actions job (then, without an exit marker, it passed)."""
+    return any(g.line > start for g in res.groups) or any(
+        m.line > start and m.text.startswith(("##[group]", "Cleaning up orphan processes")) for m in res.tail)
 
 
 def _failing_step(res: ScanResult) -> StepInfo | None:
@@ -168,8 +188,9 @@ def _failing_step(res: ScanResult) -> StepInfo | None:
     one (a log of several jobs is read from its end: the last failing job is the one diagnosed)."""
     markers = [m for m in res.errors if _PROCESS_EXIT.match(m.text)]
     starts = job_starts(res)
+    last_job = 0
     if starts and markers:
-        if starts[-1] > markers[-1].line:
+        if starts[-1] > markers[-1].line and not _github_job_after(res, starts[-1]):
             return None  # the last job's failure is not a GitHub step
         last_job = max((s for s in starts if s < markers[-1].line), default=0)
         markers = [m for m in markers if m.line > last_job]
@@ -181,7 +202,7 @@ def _failing_step(res: ScanResult) -> StepInfo | None:
         for g in res.groups:
             if g.line >= marker.line:
                 break
-            if g.text.startswith("##[group]Run "):
+            if g.line > last_job and g.text.startswith("##[group]Run "):  # not another job's step
                 header = g
         if header is None:
             return StepInfo(header_line=0, name="", error_line=marker.line, exit_code=int(m.group(1)))
@@ -293,12 +314,18 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     # test that failed before an inner build printed BUILD SUCCESS).
     region_text = " ".join(res.text.get(n, "") for f in in_region for a, b in f.ranges()
                            for n in range(a, min(b, a + 400) + 1))
-    last_job = _last_job(starts, region if explicit else None, strong)
+    # The failing step's exit marker places the job even when its header was not kept.
+    known = explicit or step is not None
+    last_job = _last_job(starts, region if known else None, strong, res)
+    anchor = region[1] if known else res.lines
+    diag.job_first = last_job or max((s for s in starts if s <= anchor), default=0)
+    diag.job_last = next((s - 1 for s in starts if s > diag.job_first), 0)
     for f in strong:
-        if last_job and f.trigger < last_job and any(g.trigger >= last_job for g in strong):
+        if not diag.in_job(f.trigger):
+            # Also when the diagnosed job has no rule hit of its own: the locator reads that job, not another's.
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "not causal",
-                              "why": f"in an earlier job of the log; the job that begins at line {last_job} failed "
-                                     "on its own"})
+                              "why": f"in another job of the log; the job diagnosed is lines {diag.job_first}-"
+                                     f"{diag.job_last or res.lines}"})
             continue
         # A machine failure explains what follows it, but not when the job went on to run the commands of the
         # region where it failed (a cache step that hit a full disk and carried on).
@@ -322,7 +349,8 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
             continue
         f.causal = True
     if not any(f.causal for f in failures):
-        weak = failures[:5]
+        # The diagnosed job's own failures first: another job's failure explains nothing of it.
+        weak = [f for f in failures if diag.in_job(f.trigger)][:5]
         for f in weak:
             f.causal = True
             decisions.append({"rule": f.rule, "line": f.trigger, "decision": "weak evidence used",
@@ -338,7 +366,7 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
                 lines.update(range(a, b + 1))
     lines = {n for n in lines if n not in dropped and not is_trailer(res.text.get(n) or "")}
     if not lines:
-        lines = _heuristic_lines(res, step, dropped)
+        lines = _heuristic_lines(res, step, dropped, diag)
         if lines:
             decisions.append({"decision": "heuristic lines", "why": "no rule fired; keyword lines near the "
                               "failure point are the best guess", "lines": len(lines)})
@@ -363,12 +391,15 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     return diag
 
 
-def _last_job(starts: list[int], region: tuple[int, int] | None, strong: list[Failure]) -> int:
+def _last_job(starts: list[int], region: tuple[int, int] | None, strong: list[Failure], res: ScanResult) -> int:
     """Where the job being diagnosed begins in a log of several (0: one job): the job holding the failing step
-    when the log's markers say which, else the job holding the last strong failure (the end of the log wins)."""
+    when the log's markers say which, the last job unless its own end says it passed (what a log was cut for is
+    at its end), else the job holding the last strong failure."""
     if not starts or not strong:
         return 0
-    anchor = region[0] if region is not None else max(f.trigger for f in strong)
+    if region is None and not any(m.line > starts[-1] and _PASSED_END.match(m.text) for m in res.tail):
+        return starts[-1]
+    anchor = region[1] if region is not None else max(f.trigger for f in strong)
     return max((s for s in starts if s <= anchor), default=0)
 
 
@@ -386,14 +417,15 @@ def failing_region(res: ScanResult) -> tuple[int | None, int] | None:
     return region if explicit else None
 
 
-def _travis_command(res: ScanResult) -> tuple[int, int] | None:
+def _travis_command(res: ScanResult, since: int) -> tuple[int, int] | None:
     """Travis names the command that failed (`The command "X" exited with 1.`): the echo that began it and the
     marker's line, when both are among the lines the scan kept."""
-    marker = next((m for m in reversed(res.tail) if _TRAVIS_EXIT.match(m.text)), None)
+    marker = next((m for m in reversed(res.tail) if m.line >= since and _TRAVIS_EXIT.match(m.text)), None)
     if marker is None:
         return None
     cmd = _TRAVIS_EXIT.match(marker.text).group("cmd")  # type: ignore[union-attr]
-    echo = next((c.line for c in reversed(res.commands) if c.line < marker.line and f"$ {cmd}" in c.text), None)
+    echo = next((c.line for c in reversed(res.commands) if since <= c.line < marker.line and f"$ {cmd}" in c.text),
+                None)
     return (echo, marker.line) if echo is not None else None
 
 
@@ -412,15 +444,18 @@ def _failing_section(res: ScanResult) -> tuple[tuple[int, int], bool, int]:
     echo before the after_script section. Elsewhere (Jenkins, plain output, where steps may go on after a
     failure) the region is what follows the last "BUILD SUCCESS" before the last failure (errors a build survived
     did not fail the job)."""
-    post = next((m.line for m in res.tail if _POST.match(m.text)), res.lines + 1)
-    echoes = [c.line for c in res.commands if c.line < post and not c.text.startswith("[Pipeline]")]
+    # In a log of several jobs, only the last job's markers say where it failed (the tail may end an earlier one).
+    starts = job_starts(res)
+    since = starts[-1] if starts else 0
+    post = next((m.line for m in res.tail if m.line >= since and _POST.match(m.text)), res.lines + 1)
+    echoes = [c.line for c in res.commands if since <= c.line < post and not c.text.startswith("[Pipeline]")]
     last_echo = echoes[-1] if echoes else 0
-    travis = _travis_command(res)
+    travis = _travis_command(res, since)
     if travis is not None:
         return travis, True, last_echo
-    if last_echo and any(_GITLAB_END.match(m.text) for m in res.tail):
+    if last_echo and any(m.line >= since and _GITLAB_END.match(m.text) for m in res.tail):
         return (last_echo, post - 1), True, last_echo
-    stage = _jenkins_stage(res, post)
+    stage = _jenkins_stage(res, post, since)
     if stage is not None:
         return stage, True, last_echo
     region = (1, res.lines)
@@ -432,13 +467,13 @@ def _failing_section(res: ScanResult) -> tuple[tuple[int, int], bool, int]:
     return region, False, last_echo
 
 
-def _jenkins_stage(res: ScanResult, post: int) -> tuple[int, int] | None:
+def _jenkins_stage(res: ScanResult, post: int, since: int) -> tuple[int, int] | None:
     """The Jenkins stage that failed: the one before the first stage "skipped due to earlier failure(s)", else the
     last stage before the post actions."""
-    stages = [c.line for c in res.commands if c.text.startswith("[Pipeline] { (") and c.line < post]
+    stages = [c.line for c in res.commands if c.text.startswith("[Pipeline] { (") and since <= c.line < post]
     if not stages:
         return None
-    skipped = next((m.line for m in res.tail if m.text.startswith("Stage \"")
+    skipped = next((m.line for m in res.tail if m.line >= since and m.text.startswith("Stage \"")
                     and "skipped due to earlier failure" in m.text), None)
     if skipped is not None:
         opened = [n for n in stages if n < skipped]  # the skipped stage's own opening line is the last of these
@@ -522,12 +557,13 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip())
 
 
-def _heuristic_lines(res: ScanResult, step: StepInfo | None, dropped: set[int]) -> set[int]:
+def _heuristic_lines(res: ScanResult, step: StepInfo | None, dropped: set[int], diag: Diagnosis) -> set[int]:
     """No rule fired: keyword lines of the failing step (or near the end), the most recent few."""
     if step is not None:
         lo, hi = step.header_line, step.error_line
     else:
-        lo, hi = max(1, res.lines - 200), res.lines
+        hi = diag.job_last or res.lines
+        lo = max(1, diag.job_first, hi - 200)
     picked = [m for m in res.keywords if lo <= m.line <= hi and m.line not in dropped and not is_trailer(m.text)
               and not m.text.startswith("##[group]")]
     return {m.line for m in picked[-8:]}

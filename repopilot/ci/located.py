@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from .causal_lines import filler, foreign_frames, listed_offenders, value_lines
 from .diagnosis import CONFIDENT, Diagnosis, Failure, is_trailer
 from .fingerprint import LOCATOR
 from .locator import LocatorModel, Scored, candidates, detect_shape, find_end, locate, score_lines
@@ -46,12 +47,67 @@ def apply_locator(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped
     """Rules decide where they fire; where none fired confidently, the locator chooses the causal lines."""
     if any(_strong(f) for f in diag.failures):
         diag.decisions.append({"decision": "locator not used", "why": "a rule fired confidently"})
+        before = set(diag.error_lines)
         grow_rule_blocks(diag, res, model, dropped)
+        _tidy(diag, set(diag.error_lines) - before)
+    else:
+        _locate(diag, res, model, dropped)
+        _add_lists(diag, res)
+        _tidy(diag, set(diag.error_lines))
+
+
+def _add_lists(diag: Diagnosis, res: ScanResult) -> None:
+    """A tool no rule knows that reports through a list (`The following files have no licence information:` and
+    the files): the header and its items are causal, as the guideline says of summary-only tools."""
+    texts = {**candidates(res), **diag.texts}
+    first, last = diag.region or (1, res.lines)
+    listed = listed_offenders(texts, max(first, diag.job_first), min(last, diag.job_last or last))
+    listed -= set(diag.error_lines)
+    if not listed:
         return
+    diag.error_lines = sorted(set(diag.error_lines) | listed)
+    diag.texts = texts
+    a, b = min(listed), max(listed)
+    host = next((f for f in diag.failures if f.causal), None)
+    if host is not None:
+        host.extra_ranges.append((a, b))
+    diag.decisions.append({"decision": "listed offenders", "lines": sorted(listed)[:20],
+                           "why": "a header saying what is wrong with the items listed under it"})
+
+
+def _tidy(diag: Diagnosis, chosen: set[int]) -> None:
+    """The causal lines as the guideline reads an error's block. Of the lines the locator `chosen`, stack frames of
+    the runtime, the runner and installed libraries stay in the failures' blocks (the excerpt shows them) but are
+    not causal lines, nor are layout, advice, CI and count lines (ci/causal_lines.py), unless nothing else was
+    chosen. (A rule's block is the rule's own decision.) The values of an assertion printed under a causal line
+    (`Expected:` / `3`, `left: 14`) are causal."""
+    drop = foreign_frames(chosen, diag.texts) | {n for n in chosen if filler(diag.texts.get(n, ""))}
+    if drop and len(drop) < len(diag.error_lines):
+        diag.error_lines = [n for n in diag.error_lines if n not in drop]
+        diag.decisions.append({"decision": "context, not causal", "lines": sorted(drop)[:20],
+                               "why": "stack frames outside the project's files, layout, advice, CI and count "
+                                      "lines chosen beside better ones"})
+    values = value_lines(diag.error_lines, diag.texts)
+    if not values:
+        return
+    blocks = [(f, a, b) for f in diag.failures if f.causal for a, b in f.ranges()]
+    for k in sorted(values):
+        host = next((f for f, a, b in blocks if a <= k <= b + _VALUE_REACH), None)
+        if host is not None and not any(a <= k <= b for _, a, b in blocks):
+            host.extra_ranges.append((k, k))
+    diag.error_lines = sorted(set(diag.error_lines) | values)
+    diag.decisions.append({"decision": "assertion values", "lines": sorted(values)[:20],
+                           "why": "the values an assertion printed under a causal line"})
+
+
+_VALUE_REACH = 8
+
+
+def _locate(diag: Diagnosis, res: ScanResult, model: LocatorModel, dropped: set[int] | None) -> None:
     texts = candidates(res)
     step = diag.step
     scripts = _script_lines(texts, res)
-    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t)} | scripts
+    skip = set(dropped or ()) | {n for n, t in texts.items() if is_trailer(t) or not diag.in_job(n)} | scripts
     start, end = diag.region or (None, None)
     if step is not None:
         start, end = step.header_line or None, step.error_line

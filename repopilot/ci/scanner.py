@@ -31,8 +31,8 @@ from .pieces import cleaned_pieces
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
 
-__all__ = ["CHUNK_SIZE", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner", "hyperscan_available",
-           "hyperscan_cached"]
+__all__ = ["CHUNK_SIZE", "JOB_START", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner",
+           "hyperscan_available", "hyperscan_cached"]
 
 # Small chunks stay in the CPU cache between the passes over them (cleaning, scan, line counting) and keep the
 # buffers a pass holds small: 256 KB took a tenth less CPU and 10 MB less peak memory than 1 MB at 500 MB.
@@ -46,7 +46,25 @@ _STRUCTURE = {
     "error": r"(?:^|Z )##\[error\]",
     # A build tool's own "it worked" line: failures before it did not stop the job.
     "success": r"BUILD SUCCESS",
+    # Where a job's log begins (JOB_START): found in the one pass wherever it is, so that in a log of several jobs
+    # only the failing job's evidence counts.
+    "job": r"(?:^|Z )(?:##\[group\](?:Operating System|Runner Image)|Current runner version:|Requested labels: |"
+           r"Running with "
+           r"gitlab-runner\b|travis_fold:start:worker_info\b|\[Pipeline\] Start of Pipeline|Started by )",
+    # Where a job's log ends (JOB_END): what follows it is another job's.
+    "jobend": r"(?:^|Z )(?:Finished: [A-Z_]+\r?$|ERROR: Job failed\b|Job succeeded\r?$|Done\. Your build exited with "
+              r"\d|Cleaning up orphan processes\r?$)",
 }
+# Where a job's log begins, on a line's display text: a log may hold several jobs (a run's logs concatenated, a
+# downloaded run log): GitHub's set-up, GitLab's runner banner, Travis's worker fold, a Jenkins build's cause.
+JOB_START = re.compile(r"^(?:##\[group\](?:Operating System|Runner Image)$|Current runner version:|Requested labels: |"
+                       r"Running with gitlab-runner\b|travis_fold:start:worker_info\b|"
+                       r"\[Pipeline\] Start of Pipeline$|"
+                       r"Started by (?:user|timer|upstream project|an SCM change|GitHub|remote host|"
+                       r"branch indexing)\b)")
+JOB_END = re.compile(r"^(?:Finished: [A-Z_]+|ERROR: Job failed\b.*|Job succeeded|Done\. Your build exited with \d+\.?|"
+                     r"Cleaning up orphan processes)\s*$")
+_KEEP_JOBS = 10000  # job starts (and ends) kept (the latest: the job diagnosed is near the end)
 _KEEP_KEYWORDS = 400  # most recent keyword lines kept for the fallback
 # Structural markers kept (the first ones: the failing step is the first whose exit marker says so). A real
 # log has tens of steps; only a concatenation of hundreds of logs reaches this (each kept marker costs memory:
@@ -109,6 +127,8 @@ class ScanResult:
     groups: list[Marker] = field(default_factory=list)
     endgroups: list[int] = field(default_factory=list)
     successes: list[int] = field(default_factory=list)
+    jobs: list[int] = field(default_factory=list)  # lines where a job's log begins (JOB_START), the latest ones
+    job_ends: list[int] = field(default_factory=list)  # lines where a job's log ends (JOB_END), the latest ones
     # (first, last) line spans of test classes that ran and passed (Surefire's `Running X` .. `Tests run: ..
     # Failures: 0, Errors: 0 .. - in X`)
     passed_classes: list[tuple[int, int]] = field(default_factory=list)
@@ -462,6 +482,12 @@ class Scanner:
             state.rules(n, text, idxs, self.catalog.rules, window)
 
 
+def _keep_latest(lines: list[int], n: int) -> None:
+    lines.append(n)
+    if len(lines) > _KEEP_JOBS:
+        del lines[: _KEEP_JOBS // 2]
+
+
 # The fields of a late candidate's rules until it is grown into a block (never mutated).
 _UNREAD: dict[str, str] = {}
 
@@ -518,6 +544,10 @@ class _State:
                 self.keep(n - _BEFORE_ERROR, n + 1, window.get)
         if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
             res.successes.append(n)
+        if "job" in structs and JOB_START.match(display_text(text)):
+            _keep_latest(res.jobs, n)
+        if "jobend" in structs and JOB_END.match(display_text(text)):
+            _keep_latest(res.job_ends, n)
 
     def markers_from_bytes(self, n: int, structs: frozenset[str], window: Window) -> bool:
         """`structure` for a line flagged only for markers that need no text of it (True: done): past the first
@@ -527,7 +557,8 @@ class _State:
         res = self.res
         if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
                 or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
-                or ("success" in structs and len(res.successes) < _KEEP_MARKERS)):
+                or ("success" in structs and len(res.successes) < _KEEP_MARKERS)
+                or "job" in structs or "jobend" in structs):  # every job start and end is kept (a few per job)
             return False
         if "group" not in structs and "endgroup" not in structs:
             return True

@@ -45,7 +45,9 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
     ("typecheck", r"\b(?:mypy|pyright|basedpyright|pytype|pyre|tsc|vue-tsc|flow(?: check)?|"
                   r"srb tc|sorbet|steep|phpstan|psalm|dialyzer|typecheck|type-check|typecheck\w*|types?:check|"
                   r"check-types|check:types|mix dialyzer|ty check)\b"),
-    ("lint", r"\b(?:lint\w*|eslint|tslint|stylelint|oxlint|biome (?:check|lint|ci)|ruff(?! format\b(?!.*--check))|"
+    # `\w*lint` (commitlint, splint, yamllint); `git diff --exit-code` after a generator or formatter ran.
+    ("lint", r"\b(?:\w*lint\w*|git diff --exit-code|git diff --quiet|eslint|tslint|stylelint|oxlint|"
+             r"biome (?:check|lint|ci)|ruff(?! format\b(?!.*--check))|"
              r"flake8|pylint|pycodestyle|pydocstyle|bandit|black\b[^|;&]*--check|isort\b[^|;&]*--check|"
              r"prettier\b[^|;&]*--(?:check|list-different)|fmt\b[^|;&]*--check|format\b[^|;&]*--check|"
              r"--check-formatted|gofmt|goimports|golangci-lint|staticcheck|go vet|revive|rustfmt|clippy|"
@@ -56,7 +58,8 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
              r"htmlhint|jsonlint|taplo|nixfmt|alejandra|buf lint|protolint|licen[cs]e\w*|reuse lint|"
              r"pre-commit|style(?:check|guide)?|code-?style|dartfmt|dart format|dart analyze|mix format|"
              r"cargo fmt|deno (?:lint|fmt)|"
-             r"perlcritic|perltidy|php -l|perl -c|ruby -c|bash -n|sh -n|py_compile|compileall|xref|"
+             r"perlcritic|perltidy|(?:perl|ruby)\b[^|;&]*\s-\w*c\b|php\b[^|;&]*\s-\w*l\b|(?:ba|z|da)?sh -\w*n\b|"
+             r"py_compile|compileall|xref|"
              r"format:check|check:format|fmt:check|lint:\w+|docs?|rustdoc|cargo doc|javadoc|sphinx-build|"
              r"mkdocs build --strict|doctest|go mod tidy|mod tidy|\w+-check|check-\w+|"
              r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat|"
@@ -71,7 +74,8 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
                    r"dependency:\w+|apt(?:-get)? install|apk add|brew install|vcpkg install|conan install|"
                    r"swift package resolve|dart pub get|flutter pub get|pub get|cabal update|stack setup|"
                    r"rebar3 get-deps|opam install|renv::restore|Pkg\.instantiate|install-deps|deps)\b"),
-    ("test", r"\b(?:pytest|py\.test|unittest|nose2?|tox|nox|jest|vitest|mocha|ava|jasmine|karma|tap|tape|"
+    ("test", r"\b(?:coverage\b[^|;&]*--fail-under|--cov-fail-under|"
+             r"pytest|py\.test|unittest|nose2?|tox|nox|jest|vitest|mocha|ava|jasmine|karma|tap|tape|"
              r"playwright|cypress|rspec|minitest|cucumber|behave|phpunit|pest|codeception|go test|gotestsum|"
              r"cargo (?:test|nextest)|ctest|dotnet test|mix test|exunit|busted|prove|bats|deno test|bun test|"
              r"swift test|stack test|cabal test|dune (?:test|runtest)|lein test|sbt test|gradle\w* test|"
@@ -154,12 +158,16 @@ _CUES = (
      r"\bnot ok \d|\b(?:test|spec|example)s? (?:failed|failure)|\bFAIL(?:ED)?\b|\bTests? failed\b|"
      r"\b\d+ (?:failed|failing)\b|\b(?:REQUIRE|CHECK|EXPECT|ASSERT)\w*\s*\(|Assertion .* failed|Sanitizer|"
      r"runtime error|Invalid (?:read|write) of size|definitely lost|\bexpected:? .* (?:but was|got|actual)|"
-     r"unhandled exception|panicked at|check failed"),
+     r"unhandled exception|panicked at|check failed|"
+     # A coverage gate belongs to the test run (the guideline's `test`).
+     r"\bcoverage (?:failure|threshold)|\bfail[-_]under\b|\bcoverage\b.{0,60}\b(?:less than|below|not met)"),
     ("build", 0.3, 0.5, r"undefined reference|cannot find symbol|\bcompil(?:e|ation|er)\b|syntax error|\blinker\b|"
      r"ld returned|collect2|No rule to make target|error\[E\d+\]|cannot find -l|"
      r"[\w./-]+\.[A-Za-z]\w{0,5}(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) (?:fatal )?(?:Error|error)\b|"
      r"\b(?:undeclared|undefined) (?:identifier|symbol|variable|name)|identifier not found|type mismatch|"
-     r"has no IMPLICIT type|not in scope|cannot stat|No such file or directory"),
+     r"has no IMPLICIT type|not in scope"),
+    # A missing file says little of what failed (a test reading a fixture, a build reading a source): weak.
+    ("build", 0.25, 0.3, r"cannot stat|No such file or directory"),
     ("typecheck", 0.4, 0.55, r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|"
      r"\btype[- ]?check(?:ing|er)? failed|"
      r"Argument of type|\[(?:arg-type|return-value|assignment|attr-defined|union-attr|call-arg|type-var|misc)\]|"
@@ -175,20 +183,25 @@ _CUES = (
      r"ERESOLVE|version solving failed|ResolutionImpossible|conflicting dependencies|"
      r"(?:failed to|could not) (?:select a version|fetch|download|load source for)|"
      r"lock ?file .*(?:needs to be updated|out of date|outdated|not up to date)|needs to be updated but --locked|"
-     r"frozen-lockfile|cannot find module providing|module lookup disabled|not (?:found )?in (?:the )?"
+     r"frozen-lockfile|lock ?file\b.{0,80}(?:--locked|--frozen)\b|"
+     r"cannot find module providing|module lookup disabled|not (?:found )?in (?:the )?"
      r"(?:registry|index)|Could not find a package configuration|Library \"?[\w.-]+\"? not found|"
      r"in any known package|cannot satisfy|could not be resolved|dependency resolution|"
      r"\b(?:dependenc(?:y|ies)|package|module|collection|plugin|library|gem|crate)\b[^.;]{0,60}\b(?:is|are|was|were) "
      r"not (?:available|installed)|missing (?:collection|dependenc(?:y|ies)|package)"),
-    ("dependency", 0.3, 0.3, r"Cannot find module|ModuleNotFoundError|No module named|cannot load such file|"
+    ("dependency", 0.3, 0.3, r"Cannot find module|ModuleNotFoundError|No module named|"
+     r"\bno (?:package|module|gem|crate|library) (?:called|named)\b|cannot load such file|"
      r"\bLoadError\b|requires .* but .* is installed"),
     ("infrastructure", 0.6, 0.6, r"No space left on device|\bKilled\b|out of memory|\bOOM\b|Cannot allocate memory|"
+     r"\bMemoryError\b|OutOfMemoryError|std::bad_alloc|heap out of memory|memory allocation of \d+ bytes failed|"
+     r"\bSIGKILL\b|"
      r"runner has received a shutdown|lost communication with the server|exceeded the maximum "
      r"execution time|The operation was canceled|job exceeded"),
     ("network", 0.55, 0.55, r"Could not resolve host|Temporary failure in name resolution|Connection (?:refused|"
      r"reset|timed out)|\b(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|getaddrinfo|SSL)\b|TLS handshake|"
      r"certificate verify failed|Network is unreachable|\b(?:502|503|504) (?:Bad Gateway|Service|"
-     r"Gateway)|rate limit|Too Many Requests|Read timed out|Failed to connect|Name or service not known|"
+     r"Gateway)|Service Unavailable|Bad Gateway|Gateway Time-?out|rate limit|Too Many Requests|Read timed out|"
+     r"Failed to connect|Name or service not known|"
      r"cannot open URL|unable to access (?:the )?(?:index|repository|URL)|\bE429\b"),
     ("config", 0.6, 0.6, r"unknown (?:\w+ )?(?:option|setting|field|key|command|argument|flag|property|"
      r"lifecycle phase|configuration|config)|unrecognized (?:option|arguments?|setting|key|field)|"
@@ -209,6 +222,7 @@ _TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs
 _CUE_RX = tuple((cat, one, many, re.compile(rx, re.IGNORECASE)) for cat, one, many, rx in _CUES)
 # A failure of this kind explains a failure of any step; these combinations are normal, not a conflict.
 _EXPLAINS_ANY = {"infrastructure", "network", "dependency", "config"}
+_EXPLAINS_ORDER = ("infrastructure", "network", "config", "dependency")
 
 
 _PATH_TOKEN = re.compile(r"(?:\S*/)+(?=\S)")
@@ -245,6 +259,10 @@ def command_category(command: str) -> tuple[str, float, str] | None:
     return best
 
 
+# A compiler told to run what it built (`nim c -r`, `go run`, `cargo run`): it checks whatever the program does.
+_BUILD_AND_RUN = re.compile(r"\s(?:-r|--run)\b|\b(?:go|cargo|zig|dotnet|swift|dart|deno|bun|stack|cabal) run\b")
+
+
 def _one_command(command: str) -> tuple[str, float, str] | None:
     text, program = _normalise(command)
     best: tuple[str, float, str] | None = None
@@ -258,6 +276,8 @@ def _one_command(command: str) -> tuple[str, float, str] | None:
                 strength = 0.5 if own_name else 0.35
             if best is None or strength > best[1]:
                 best = (cat, strength, word)
+    if best is not None and best[0] == "build" and _BUILD_AND_RUN.search(text):
+        return best[0], min(best[1], 0.35), best[2]
     return best
 
 
@@ -273,7 +293,7 @@ def _failing_commands(diag: Diagnosis, res: ScanResult, texts: dict[int, str]) -
         if m:
             out.append(("step", m.group("cmd")))
             break
-    echoes = [(c.line, c.text) for c in res.commands if c.line <= end]
+    echoes = [(c.line, c.text) for c in res.commands if c.line <= end and diag.in_job(c.line)]
     echoes += [(n, t) for n, t in texts.items() if n <= end and (_ECHO.search(t) or _STAGE.match(t))]
     command = stage = None
     for _n, t in sorted(echoes, reverse=True):
@@ -294,6 +314,8 @@ def _classify(table: tuple[tuple[str, re.Pattern[str]], ...], word: str) -> str 
 
 def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     texts = candidates(res)
+    if diag.job_first or diag.job_last:  # a log of several jobs: what another job ran or printed says nothing of
+        texts = {n: t for n, t in texts.items() if diag.in_job(n)}  # this one's failure
     out: list[Evidence] = []
     # The best causal failure of each category (repeats of one kind are one piece of evidence).
     seen: set[str] = set()
@@ -323,6 +345,19 @@ def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     return out
 
 
+# The Enforcer's rules by what they check: the project's dependencies, else the build's environment and settings.
+_ENFORCER_RULE = re.compile(r"\bRule \d+: [\w.$]*?\b(?P<rule>\w+) failed\b")
+_DEPENDENCY_RULE = re.compile(r"Dependenc|Banned|Convergence|UpperBound|Release|Snapshot|Duplicate|Repositor|Plugin",
+                              re.IGNORECASE)
+
+
+def _enforcer_category(texts: dict[int, str]) -> str:
+    for n in sorted(texts, reverse=True):
+        if "failed" in texts[n] and (m := _ENFORCER_RULE.search(texts[n])):
+            return "dependency" if _DEPENDENCY_RULE.search(m.group("rule")) else "config"
+    return "config"
+
+
 def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
     out: list[Evidence] = []
     for n in sorted(texts, reverse=True):
@@ -335,6 +370,8 @@ def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
                 if cat == "dependency" and m.group("goal").startswith("analy"):
                     cat = "lint"
                 strength = 0.85 if "antrun" not in m.group("plugin") else 0.4
+                if cat == "config" and "enforcer" in m.group("plugin"):
+                    cat = _enforcer_category(texts)
                 out.append(Evidence(cat, strength, "goal", f"{m.group('plugin')}:{m.group('goal')}"))
         elif "Execution failed for task" in t and (m := _GRADLE_TASK.search(t)):
             if cat := _classify(_task_rx(), m.group("task")):
@@ -355,6 +392,8 @@ def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
 # A compiler's (or parser's) diagnostic, whatever the language: a source location with line and column, and
 # within the next lines the quoted source with a caret under the fault.
 _LOCATION = re.compile(r"^\s*(?:-->\s*|\S+ )?[\w./\\-]+\.[A-Za-z]\w{0,9}:\d+:\d+\b(?!.*\bwarning\b|.*\b0x[0-9a-f]{4,})")
+# rustc and its kin put the level on the line above the location (`warning: unused variable` / `  --> a.rs:3:9`).
+_WARNING_ABOVE = re.compile(r"^\s*warning\b", re.IGNORECASE)
 _CARET_LINE = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~]+[\s\^~-]*$|^\s*\|\s*[\^~]+")
 
 
@@ -367,7 +406,8 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
         if _CARET_LINE.match(shown.get(n + 1, "")):
             continue  # quoted source under a message: code, not words about the failure
         words = _PATH_TOKEN.sub("", text) if "/" in text else text
-        if _LOCATION.match(text) and any(_CARET_LINE.match(shown.get(k, "")) for k in range(n + 1, n + 5)):
+        if _LOCATION.match(text) and not _WARNING_ABOVE.match(shown.get(n - 1, "")) and any(
+                _CARET_LINE.match(shown.get(k, "")) for k in range(n + 1, n + 5)):
             diagnostics += 1
         for cat, one, many, rx in _CUE_RX:
             if rx.search(words):
@@ -401,7 +441,8 @@ def decide_category(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
         _record(diag, evidence, support, "unknown", 0.0, "no evidence")
         return evidence
     winner = _winner(evidence, support, diag)
-    rivals = [e for e in evidence if e.category != winner and not _compatible(winner, e)]
+    built = _build_only(evidence)
+    rivals = [e for e in evidence if e.category != winner and not _compatible(winner, e, built)]
     rival = max(_support(rivals).values(), default=0.0)
     confidence = round(support[winner] * (1.0 - _RIVAL_WEIGHT * rival), 3)
     diag.confidence = confidence
@@ -435,7 +476,9 @@ def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis
     cause = [e for e in evidence if e.category in _EXPLAINS_ANY and e.source in ("rule", "lines", "goal", "task",
                                                                                  "exit-code") and e.strength >= 0.55]
     if cause and not strong_other:
-        return max(cause, key=lambda e: e.strength).category
+        # On a tie the failure that explains the others: a full disk or a network error explains a download that
+        # failed.
+        return max(cause, key=lambda e: (e.strength, -_EXPLAINS_ORDER.index(e.category))).category
     purpose = [e for e in evidence if e.source in ("command", "goal", "task", "npm-script")
                and e.category in ("lint", "typecheck", "config") and e.strength >= 0.6]
     if purpose and winner in ("build", "test"):
@@ -467,11 +510,19 @@ def _top_rule_category(diag: Diagnosis) -> str | None:
     return top.category if top is not None else None
 
 
-def _compatible(winner: str, e: Evidence) -> bool:
+def _build_only(evidence: list[Evidence]) -> bool:
+    """The failing step ran a build tool by name (`cargo build`, `go build`, `gcc`), which runs no tests."""
+    return any(e.source == "command" and e.category == "build" and e.strength >= 0.7 for e in evidence)
+
+
+def _compatible(winner: str, e: Evidence, built: bool = False) -> bool:
     """Evidence for another category that does not contradict the winner: an umbrella command (`make`, `npm
     test`, `mvn install` run many checks), a weaker failure of a kind that breaks any step, a build command
-    whose build ran the tests or the linter."""
+    whose build ran the tests or the linter, output that reads like a test's from a step that only built (a build
+    script that panicked, an assertion in a code generator)."""
     if e.source == "command" and e.strength < 0.5:
+        return True
+    if built and winner == "build" and e.category == "test" and e.source == "lines":
         return True
     if winner in _EXPLAINS_ANY:
         return True

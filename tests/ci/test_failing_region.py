@@ -87,10 +87,22 @@ def test_a_rule_hit_in_another_job_gives_way_to_the_failing_step(tmp_path: Path)
 
 
 def test_a_rule_hit_outside_stands_when_the_failing_step_shows_no_error(tmp_path: Path) -> None:
+    # One job: an earlier step's findings are what there is to read about the step that failed silently.
+    lint_step = ("shellcheck -S style -f gcc scripts/gen.sh || true", [
+        "scripts/gen.sh:2:10: warning: Iterating over ls output is fragile. Use globs. [SC2045]",
+        "scripts/gen.sh:2:43: note: Double quote to prevent globbing and word splitting. [SC2086]"], 0)
+    lines = _github([lint_step, ("make release", ["packaging 3 files", "done"], 2)])
+    d = _diagnose(tmp_path, "\n".join(lines) + "\n")
+    assert any(f.causal and f.rule.startswith("shellcheck") for f in d.failures)
+
+
+def test_a_rule_hit_in_another_job_does_not_stand_for_a_silent_failing_step(tmp_path: Path) -> None:
+    # Another job's findings (a passing lint job) say nothing of this job's failure: only its own lines are read.
     quiet = _github([("make release", ["packaging 3 files", "done"], 2)])
     lines = LINT_JOB + quiet
     d = _diagnose(tmp_path, "\n".join(lines) + "\n")
-    assert any(f.causal and f.rule.startswith("shellcheck") for f in d.failures)
+    assert not any(f.causal and f.rule.startswith("shellcheck") for f in d.failures)
+    assert all(n > len(LINT_JOB) for n in d.error_lines)
 
 
 # zig's real output for a compile error inside `zig test`: no rule knows zig.

@@ -89,6 +89,12 @@ def test_the_printed_confidence_is_the_deciding_one(tmp_path: Path) -> None:
     ("fpc -Fusrc -FEbuild tests/testledger.pas", "build"),
     ("nim c -r src/main.nim", "build"),
     ("cobc -x -o build/payroll src/payroll.cob", "build"),
+    # A linter named for it whatever its prefix, and a check that a generator or formatter left nothing to commit.
+    ("echo 'Fixed it.' | npx commitlint", "lint"),
+    ("go mod tidy && git diff --exit-code go.mod go.sum", "lint"),
+    # A syntax check by the interpreter itself, whatever flags come first.
+    ("perl -Ilib -wc lib/Shop/Cart.pm", "lint"),
+    ("for f in lib/*.rb; do ruby -wc $f || exit 1; done", "lint"),
 ])
 def test_commands_say_what_they_check(command: str, category: str) -> None:
     got = command_category(command)
@@ -145,6 +151,89 @@ def test_maven_goals_and_gradle_tasks_name_the_check_without_any_java_rule(
     diag = diagnose_input(open_sources(str(tmp_path / "fail.log"))[0], scanner=_without("java")).diagnosis
     decision = next(d for d in diag.decisions if d.get("decision") == "category")
     assert any(e["source"] == source and e["category"] == category for e in decision["evidence"])
+
+
+def _enforcer(rule: str, message: str) -> str:
+    return (f"[INFO] --- maven-enforcer-plugin:3.1.0:enforce (enforce) @ demo ---\n"
+            f"[ERROR] Rule 0: org.apache.maven.plugins.enforcer.{rule} failed with message:\n"
+            f"{message}\n[INFO] BUILD FAILURE\n"
+            "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-enforcer-plugin:3.1.0:enforce (enforce) on "
+            "project demo: Some Enforcer rules have failed. Look above for specific messages explaining why the rule "
+            "failed. -> [Help 1]\n")
+
+
+@pytest.mark.parametrize(("rule", "message", "category"), [
+    ("BannedDependencies", "Found Banned Dependency: commons-logging:commons-logging:jar:1.2", "dependency"),
+    ("DependencyConvergence", "Dependency convergence error for org.slf4j:slf4j-api:1.7.36", "dependency"),
+    ("RequireJavaVersion", "Detected JDK Version: 17.0.9 is not in the allowed range [21,).", "config"),
+    ("RequireMavenVersion", "Detected Maven Version: 3.8.7 is not in the allowed range [3.9,).", "config")])
+def test_the_enforcer_fails_for_what_its_rule_checks(tmp_path: Path, rule: str, message: str, category: str) -> None:
+    r = _diagnose(tmp_path, _enforcer(rule, message), _without("java"))
+    assert r["category"] == category
+
+
+def test_a_registry_answering_503_to_an_install_is_the_network(tmp_path: Path) -> None:
+    text = ("+ bundle install --retry 1\nFetching source index from http://gems.internal.example/\n\n"
+            "Retrying fetcher due to error (2/2): Bundler::HTTPError Could not fetch specs from "
+            "http://gems.internal.example/ due to underlying error <bad response Service Unavailable 503 "
+            "(http://gems.internal.example/specs.4.8.gz)>\n")
+    r = _diagnose(tmp_path, text, _without("ruby"))
+    assert r["category"] == "network"
+
+
+BUILD_SCRIPT_PANIC = """\
++ cargo build --workspace --locked
+   Compiling ledger v0.1.0 (/builds/acme/ledger)
+error: failed to run custom build command for `ledger v0.1.0 (/builds/acme/ledger)`
+  thread 'main' panicked at build.rs:7:9:
+  assertion failed: schema.exists()
+"""
+NIM_RUN = """\
++ nim c --hints:off -o:build/tconf -r tests/tconf
+[Suite] conf parsing
+    /builds/acme/conf/tests/tconf.nim(9, 18): Check failed: parse("a=1").len == 2
+  [FAILED] two keys
+"""
+COVERAGE_GATE = """\
++ coverage report -m --fail-under=85
+Name                   Stmts   Miss  Cover   Missing
+TOTAL                     32     17    47%
+Coverage failure: total of 47 is less than fail-under=85
+"""
+MEMORY_ERROR = """\
++ python scripts/build_index.py
+Traceback (most recent call last):
+  File "/builds/acme/app/scripts/build_index.py", line 9, in <module>
+    table = [0] * (10 ** 10)
+MemoryError
+"""
+
+
+@pytest.mark.parametrize(("text", "ecosystem", "category"), [
+    # A build tool by name runs no tests: an assertion in its build script is the build failing.
+    (BUILD_SCRIPT_PANIC, "rust", "build"),
+    # A compiler told to run what it built checks whatever the program does (here a test suite).
+    (NIM_RUN, "nim", "test"),
+    (COVERAGE_GATE, "python", "test"),
+    (MEMORY_ERROR, "python", "infrastructure"),
+    ("+ cargo test --locked\n     Running unittests src/lib.rs\nmemory allocation of 1342177280 bytes failed\n"
+     "error: test failed, to rerun pass `--lib`\n", "rust", "infrastructure"),
+    ("+ cargo build --locked\n    Updating crates.io index\nerror: cannot update the lock file "
+     "/builds/acme/stock/Cargo.lock because --locked was passed to prevent this\n", "rust", "dependency"),
+    # A compiler's warnings before the tests ran do not make a failed test a build failure.
+    ("+ cargo test --locked\nwarning: unused variable: `factor`\n  --> crates/stock/src/main.rs:27:9\n   |\n"
+     "27 |     let factor = 2;\n   |         ^^^^^^ help: if this is intentional, prefix it with an underscore\n\n"
+     "running 3 tests\ntest quantities_from_file ... FAILED\n\nfailures:\n\n---- quantities_from_file stdout ----\n"
+     "Error: ParseIntError { kind: InvalidDigit }\n\ntest result: FAILED. 2 passed; 1 failed; 0 ignored\n",
+     "rust", "test"),
+    # A test that reads a missing fixture failed as a test, not as a build.
+    ("+ pytest -q\nE       FileNotFoundError: [Errno 2] No such file or directory: 'tests/data/prices.json'\n"
+     "ERROR tests/test_report.py::test_total - FileNotFoundError: [Errno 2] No such file or directory\n"
+     "1 error in 0.05s\n", "python", "test")])
+def test_what_the_step_ran_and_what_it_printed_together(tmp_path: Path, text: str, ecosystem: str,
+                                                        category: str) -> None:
+    r = _diagnose(tmp_path, text, _without(ecosystem))
+    assert r["category"] == category
 
 
 def test_exit_137_is_the_machine_when_nothing_else_is_known(tmp_path: Path) -> None:
