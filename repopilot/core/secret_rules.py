@@ -268,10 +268,16 @@ def _trie(words: Iterable[str]) -> str:
         node[""] = {}
 
     def emit(node: dict[str, Any]) -> str:
+        # A run of nodes with one child each is one literal: walked down at once, not a call per character (this
+        # is made at every start; most of a keyword is such a run).
+        run = []
+        while len(node) == 1 and "" not in node:
+            (char, node), = node.items()
+            run.append(char)
+        head = re.escape("".join(run))
         if "" in node:
-            return ""
-        alts = [re.escape(c) + emit(sub) for c, sub in sorted(node.items())]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+            return head
+        return head + "(?:" + "|".join(re.escape(c) + emit(sub) for c, sub in sorted(node.items())) + ")"
 
     return emit(root)
 
