@@ -189,8 +189,8 @@ def test_an_approval_from_before_commit_objects_is_withdrawn_and_can_be_given_ag
 
     assert main(["approve", run_id, "--repo", str(clone), "--sha256", sha256, "--push"]) == 0
     pushed = _git(bare, "rev-parse", f"repopilot/{run_id}").strip()
-    # the diff applied afresh: the recorded commit (equal to the first one only when both fell in one second), now with its
-    # object, so a later fresh checkout can rebuild it
+    # the diff applied afresh: the recorded commit (equal to the first one only when both fell in one second),
+    # now with its object, so a later fresh checkout can rebuild it
     again = load_trace(run_id).proposal
     assert again is not None and pushed == again["commit"] and again["commit_object"]
     assert _git(bare, "rev-parse", f"repopilot/{run_id}^").strip() == _git(clone, "rev-parse", base).strip()
