@@ -170,7 +170,7 @@ def test_an_approval_from_before_commit_objects_is_withdrawn_and_can_be_given_ag
     assert main(["approve", run_id, "--sha256", sha256]) == 0
     trace = load_trace(run_id)
     assert trace.proposal is not None
-    old, base = trace.proposal["commit"], trace.proposal["base_branch"]
+    base = trace.proposal["base_branch"]
     trace.proposal = {**trace.proposal, "commit_object": None}  # as an earlier RepoPilot recorded it
     restore_trace(trace)
     clone, bare = tmp_path / "clone", _bare(tmp_path)
@@ -189,7 +189,10 @@ def test_an_approval_from_before_commit_objects_is_withdrawn_and_can_be_given_ag
 
     assert main(["approve", run_id, "--repo", str(clone), "--sha256", sha256, "--push"]) == 0
     pushed = _git(bare, "rev-parse", f"repopilot/{run_id}").strip()
-    assert pushed != old and load_trace(run_id).proposal["commit_object"]  # type: ignore[index]
+    # the diff applied afresh: the recorded commit (equal to the first one only when both fell in one second),
+    # now with its object, so a later fresh checkout can rebuild it
+    again = load_trace(run_id).proposal
+    assert again is not None and pushed == again["commit"] and again["commit_object"]
     assert _git(bare, "rev-parse", f"repopilot/{run_id}^").strip() == _git(clone, "rev-parse", base).strip()
 
 
