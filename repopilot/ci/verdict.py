@@ -61,7 +61,7 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
              r"perlcritic|perltidy|(?:perl|ruby)\b[^|;&]*\s-\w*c\b|php\b[^|;&]*\s-\w*l\b|(?:ba|z|da)?sh -\w*n\b|"
              r"py_compile|compileall|xref|"
              r"format:check|check:format|fmt:check|lint:\w+|docs?|rustdoc|cargo doc|javadoc|sphinx-build|"
-             r"mkdocs build --strict|doctest|go mod tidy|mod tidy|\w+-check|check-\w+|"
+             r"mkdocs build --strict|go mod tidy|mod tidy|\w+-check|check-\w+|"
              r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat|"
              r"tidy|htmlhint|html-validate|chktex|lacheck|mdformat|\w+fmt\b[^|;&]*--check|\w+format\b[^|;&]*--check|"
              r"reuse|addlicense|spell\w*|proselint|alex|textlint|write-good)\b"),
@@ -75,7 +75,7 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
                    r"swift package resolve|dart pub get|flutter pub get|pub get|cabal update|stack setup|"
                    r"rebar3 get-deps|opam install|renv::restore|Pkg\.instantiate|install-deps|deps)\b"),
     ("test", r"\b(?:coverage\b[^|;&]*--fail-under|--cov-fail-under|"
-             r"pytest|py\.test|unittest|nose2?|tox|nox|jest|vitest|mocha|ava|jasmine|karma|tap|tape|"
+             r"pytest|py\.test|unittest|doctest|nose2?|tox|nox|jest|vitest|mocha|ava|jasmine|karma|tap|tape|"
              r"playwright|cypress|rspec|minitest|cucumber|behave|phpunit|pest|codeception|go test|gotestsum|"
              r"cargo (?:test|nextest)|ctest|dotnet test|mix test|exunit|busted|prove|bats|deno test|bun test|"
              r"swift test|stack test|cabal test|dune (?:test|runtest)|lein test|sbt test|gradle\w* test|"

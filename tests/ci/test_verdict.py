@@ -95,6 +95,8 @@ def test_the_printed_confidence_is_the_deciding_one(tmp_path: Path) -> None:
     # A syntax check by the interpreter itself, whatever flags come first.
     ("perl -Ilib -wc lib/Shop/Cart.pm", "lint"),
     ("for f in lib/*.rb; do ruby -wc $f || exit 1; done", "lint"),
+    # doctest runs the documentation's examples: a test (the guideline), not a documentation check.
+    ("python -m doctest -v src/shop/pricing.py", "test"),
 ])
 def test_commands_say_what_they_check(command: str, category: str) -> None:
     got = command_category(command)
