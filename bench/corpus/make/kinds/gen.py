@@ -450,19 +450,24 @@ def kill_when(pattern: str, after: float, stop: threading.Event, sig: int = sign
         time.sleep(0.05)
 
 
-@case("shell")
-def script_step_sigkilled(name: str, shape: str) -> None:
-    c = Case("shell", name, shape, "events")
+def _nightly_killed(c: Case, sig: int, says: str) -> Case:
+    """The nightly script's Python job, stopped from outside by `sig` once it runs; `says` is the shell's report."""
     c.files({"jobs/crunch.py": CRUNCH, "ci/nightly.sh": "#!/bin/bash\nset -e\necho \"nightly aggregation for $(date -u +%F)\"\n"
                                                           "python3 jobs/crunch.py\necho aggregated\n"})
     stop = threading.Event()
-    t = threading.Thread(target=kill_when, args=("jobs/crunch.py", 1.2, stop))
+    t = threading.Thread(target=kill_when, args=("jobs/crunch.py", 1.2, stop, sig))
     t.start()
     try:
-        c.step("Aggregate", "bash ci/nightly.sh", lambda o: find(o, r"Killed", limit=1))
+        c.step("Aggregate", "bash ci/nightly.sh", lambda o: find(o, says, limit=1))
     finally:
         stop.set()
         t.join()
+    return c
+
+
+@case("shell")
+def script_step_sigkilled(name: str, shape: str) -> None:
+    c = _nightly_killed(Case("shell", name, shape, "events"), signal.SIGKILL, r"Killed")
     c.write(tool="bash", category="infrastructure",
             made_by=made(name, version("bash --version") + "; SIGKILLed by the generator's watchdog (the OOM killer's signal)"))
 
@@ -553,17 +558,7 @@ def make_no_rule_for_target(name: str, shape: str) -> None:
 
 @case("shell")
 def script_step_sigterm(name: str, shape: str) -> None:
-    c = Case("shell", name, shape, "events")
-    c.files({"jobs/crunch.py": CRUNCH, "ci/nightly.sh": "#!/bin/bash\nset -e\necho \"nightly aggregation for $(date -u +%F)\"\n"
-                                                          "python3 jobs/crunch.py\necho aggregated\n"})
-    stop = threading.Event()
-    t = threading.Thread(target=kill_when, args=("jobs/crunch.py", 1.2, stop, signal.SIGTERM))
-    t.start()
-    try:
-        c.step("Aggregate", "bash ci/nightly.sh", lambda o: find(o, r"Terminated", limit=1))
-    finally:
-        stop.set()
-        t.join()
+    c = _nightly_killed(Case("shell", name, shape, "events"), signal.SIGTERM, r"Terminated")
     c.write(tool="bash", category="infrastructure",
             made_by=made(name, version("bash --version") + "; SIGTERMed by the generator's watchdog (as a runner "
                                "stopping a cancelled or timed-out job does)"))
