@@ -373,6 +373,15 @@ def npm_project(c: Case, deps: dict[str, str], scripts: dict[str, str], files: d
     (c.dir / "package-lock.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
+HOMES = {"github": "/home/runner", "gitlab": "/root", "travis": "/home/travis", "jenkins": "/var/jenkins",
+         "plain": "/root"}
+
+
+def npm_env(c: Case) -> dict[str, str]:
+    """npm's cache where that CI's user has it (npm prints its log path there)."""
+    return e(npm_config_cache=f"{HOMES[c.shape]}/.npm")
+
+
 def legacy_dep(c: Case) -> dict[str, str]:
     """A vendored package (a tarball in the repository) whose `engines` excludes this node: npm's non-fatal
     `npm warn EBADENGINE` block, in the install output of every job that uses it."""
@@ -449,8 +458,8 @@ def jest_console_error_noise(name: str, shape: str) -> None:
     npm_project(c, {"jest": "29.7.0", **legacy_dep(c)}, {"test": "jest --ci"},
                 {"src/cart.js": CART_JS.replace("Math.round", "Math.floor"), "test/cart.test.js": CART_TEST},
                 lock=False)
-    c.step("Install", "npm install --no-audit --no-fund", env=e())
-    c.step("Test", "npm test", lambda o: jest_failure(o), env=e())
+    c.step("Install", "npm install --no-audit --no-fund", env=npm_env(c))
+    c.step("Test", "npm test", lambda o: jest_failure(o), env=npm_env(c))
     c.write(tool="jest", category="test", made_by=made(name, "npm " + version("npm --version") + ", jest 29.7.0"))
 
 
@@ -506,10 +515,10 @@ def eslint_warnings_then_tsc(name: str, shape: str) -> None:
                  "  console.log(`[cart] ${msg}`);\n}\n", ".eslintrc.json": eslintrc,
                  "tsconfig.json": '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs",'
                                   ' "noEmit": true}, "include": ["src"]}\n'}, lock=False)
-    c.step("Install", "npm install --no-audit --no-fund", env=e())
-    c.step("Lint", "npm run lint", env=e())
+    c.step("Install", "npm install --no-audit --no-fund", env=npm_env(c))
+    c.step("Lint", "npm run lint", env=npm_env(c))
     c.step("Type check", "npm run typecheck", lambda o: block(o, r"^src/cart\.ts\(\d+,\d+\): error TS", after=0),
-           env=e())
+           env=npm_env(c))
     c.write(tool="tsc", category="typecheck",
             made_by=made(name, "npm " + version("npm --version") + ", eslint 8.57.1, typescript 5.6.3"))
 
@@ -523,7 +532,7 @@ def npm_eresolve_peer_conflict(name: str, shape: str) -> None:
     c.step("Install", "npm install --no-audit --no-fund",
            lambda o: req(o, r"ERESOLVE unable to resolve dependency tree", r"^npm error Found: react@",
                          r"^npm error Could not resolve dependency:", r"^npm error peer react@\S+ from react-dom@",
-                         limit=1), env=e())
+                         limit=1), env=npm_env(c))
     c.write(tool="npm", category="dependency", made_by=made(name, "npm " + version("npm --version")
                                                              + " against the npm registry"))
 
