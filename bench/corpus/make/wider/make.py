@@ -5,8 +5,8 @@ does not fail the job, compiler command lines full of `-Werror`, configure's `ch
 `Failures: 0, Errors: 0` summaries, tests named `test_error_*` that pass, `console.error` from passing tests, flaky
 tests that fail once and pass on a rerun, downloads retried and then served. The cases here put such output around
 one real failure, and add tools and languages the corpus had none or few of (Ant, Clojure, Crystal, Ada, Racket,
-Kotlin, Cabal, Terraform, R CMD check, ...) and failures that are not tests (dependency resolution, a test JVM
-killed from outside).
+Kotlin, Cabal, Terraform, R CMD check, dub, Icarus Verilog, GHDL) and failures that are not tests (dependency
+resolution, a test JVM killed from outside, Maven out of heap, npm on a full disk, a dependency that does not build).
 
 Each case runs the real tools here on a small project written here with one injected fault and labels it from that
 knowledge (GUIDELINE.md); nothing a tool prints is edited (a loopback address is replaced by `*.internal.example`,
@@ -16,10 +16,11 @@ Travis and Jenkins logs that outside users bring.
     python3 bench/corpus/make/wider/make.py --tools     # once: venv + npm tools under $CORPUS_WORK (/tmp/corpus-x)
     python3 bench/corpus/make/wider/make.py [CASE...]   # (re)write the cases; all when none is named
 
-Tools: Debian 12 (`apt-get install ant ant-optional junit4 clojure crystal gnat racket cabal-install kotlin
-terraform r-base-core`, maven, gradle, gcc, cmake, autoconf, automake, golang, rustup's cargo), PyPI (pytest,
-pytest-rerunfailures, mypy in a venv), npm (jest, typescript, eslint and the packages each project pins, from
-the npm registry).
+Tools: Debian 12 (`apt-get install ant ant-optional junit4 clojure crystal gnat racket cabal-install kotlin dub ldc
+iverilog ghdl r-base-core`, with maven, gcc, cmake, autoconf, automake, golang and rustup's cargo), Terraform (the
+HashiCorp release binary on PATH), PyPI (pytest, pytest-rerunfailures, pytest-timeout, tox, ruff, mypy: each job
+installs what it pins into its own venv), npm (jest, mocha, typescript, eslint and the packages each project pins,
+installed by the job from the npm registry).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ from ws import Case, block, find, version  # noqa: E402
 WORK = Path(os.environ.get("CORPUS_WORK", "/tmp/corpus-x"))
 TOOLS = WORK / "tools" / "bin"
 PIP_TOOLS = ["pytest==8.3.4", "pytest-rerunfailures==16.7", "mypy==1.13.0"]
-APT_TOOLS = ["ant", "ant-optional", "junit4", "clojure", "crystal", "gnat", "racket", "cabal-install", "kotlin",
+APT_TOOLS = ["ant", "ant-optional", "junit4", "clojure", "crystal", "gnat", "racket", "cabal-install", "kotlin", "dub", "ldc",
+             "iverilog", "ghdl",
              "r-base-core"]
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "CI": "true", "LANG": "C.UTF-8", "PIP_CONFIG_FILE": "/dev/null",
             "PIP_FIND_LINKS": "", "PIP_CONSTRAINT": "", "PIP_CACHE_DIR": str(WORK / "pip-cache"),
@@ -1667,8 +1669,9 @@ def surefire_ignored_failures_then_javadoc(name: str, shape: str) -> None:
                                                                "     * @param pct the percentage")})
     j.setup(c)
     j.mvn(c, "-Dmaven.test.failure.ignore=true verify",
-          lambda o: req(o, r"^\[ERROR\] /\S+Money\.java:\d+: error: ", r"^\[ERROR\] Failed to execute goal "
-                        r"org.apache.maven.plugins:maven-javadoc-plugin", limit=2), ntp=True)
+          lambda o: block(o, r"^\[ERROR\] /\S+Money\.java:\d+: error: ", after=2, limit=1)
+          + req(o, r"^\[ERROR\] Failed to execute goal org.apache.maven.plugins:maven-javadoc-plugin", limit=1),
+          ntp=True)
     c.write(tool="maven-javadoc-plugin", category="lint",
             made_by=made(name, f"{j.MVN}, {j.JAVAC}, JUnit 4.13.2, maven-javadoc-plugin 3.4.1 against Debian's "
                                "maven-repo; test failures ignored by -Dmaven.test.failure.ignore=true"))
@@ -1759,6 +1762,215 @@ def test_fetch_partner_feed():
                          r"^FAILED tests/test_feed\.py::test_fetch_partner_feed", limit=1),
            context=lambda o: find(o, r"^=+ \d+ failed", limit=1), env=e(), show="pytest -v tests")
     c.write(tool="pytest", category="test", made_by=made(name, "pytest 8.3.4, pytest-timeout 2.3.1"))
+
+
+
+# ================================================================ the machine, coverage gates, and a few more languages
+
+@case("travis")
+def maven_out_of_memory_packaging(name: str, shape: str) -> None:
+    """Maven itself runs out of heap (MAVEN_OPTS=-Xmx40m) while the jar plugin packs a big build:
+    `Error assembling JAR: … Java heap space`, after compiling and passing tests."""
+    j = java_gen()
+    c = Case("java", name, shape, "invoice")
+    consts = "".join(f"    public static final long R{i} = {i}L * K;\n" for i in range(1500))
+    many = {j.SRC + f"gen/Rates{k}.java": f"package com.acme.invoice.gen;\n\npublic final class Rates{k} {{\n"
+            f"    private static final long K = {k}L;\n\n    private Rates{k}() {{\n    }}\n\n{consts}}}\n"
+            for k in range(12)}
+    j.project(c, **many)
+    j.setup(c)
+    c.files({".mvn/settings.xml": j.SETTINGS.format(repo=j.WARM)})
+    c.step("Build", "MAVEN_OPTS=-Xmx40m mvn -B -ntp -s .mvn/settings.xml verify",
+           lambda o: req(o, r"^\[ERROR\] Failed to execute goal .*Java heap space", limit=1))
+    c.write(tool="maven-jar-plugin", category="infrastructure",
+            made_by=made(name, f"{j.MVN} with MAVEN_OPTS=-Xmx40m, {j.JAVAC}, against Debian's maven-repo"))
+
+
+@case("github")
+def jest_coverage_gate_after_passing_tests(name: str, shape: str) -> None:
+    """Every test passes (names with 'error' and 'fails'); the coverage gate fails the run:
+    `Jest: "global" coverage threshold for lines (90%) not met`."""
+    c = Case("javascript", name, shape, "cart")
+    tests = CART_TEST.split("describe('discount'", maxsplit=1)[0]
+    npm_project(c, {"jest": "29.7.0"}, {"test": "jest --ci --coverage"},
+                {"src/cart.js": CART_JS, "test/cart.test.js": tests,
+                 "jest.config.js": "module.exports = {\n  collectCoverageFrom: ['src/**/*.js'],\n"
+                                   "  coverageThreshold: { global: { lines: 90, branches: 80 } },\n};\n"}, lock=False)
+    c.step("Install", "npm install --no-audit --no-fund", env=npm_env(c))
+    c.step("Test", "npm test", lambda o: req(o, r'Jest: "global" coverage threshold for (lines|branches) \(\d+%\) not met',
+                                             limit=2), env=npm_env(c))
+    c.write(tool="jest", category="test", made_by=made(name, "npm " + version("npm --version") + ", jest 29.7.0"))
+
+
+UNITTEST = """import unittest
+
+from feed import FeedError, legacy_total, parse_line, total_quantity
+
+
+class FeedTest(unittest.TestCase):
+    def test_error_on_missing_field(self):
+        with self.assertRaises(FeedError):
+            parse_line("A-1;3")
+
+    def test_fail_fast_on_bad_quantity(self):
+        with self.assertRaises(ValueError):
+            parse_line("A-1;x;1700000000")
+
+    def test_legacy_total(self):
+        self.assertEqual(legacy_total([{"qty": 2}]), 2)
+
+    def test_total_counts_returns(self):
+        self.assertEqual(total_quantity([{"qty": 4}, {"qty": -1}, {"qty": 2}]), 5)
+
+    def test_parse_line_ok(self):
+        self.assertEqual(parse_line("A-1;3;1700000000")["qty"], 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
+"""
+
+
+@case("travis")
+def unittest_verbose_error_names(name: str, shape: str) -> None:
+    """`python -m unittest -v`: `test_error_… ok` lines, DeprecationWarnings on stderr; one FAIL with its
+    traceback."""
+    c = Case("python", name, shape, "feed")
+    c.files({"src/feed.py": PY_LIB, "tests/test_feed.py": UNITTEST})
+    c.step("Set up Python", "python3 --version", env=e())
+    c.step("Test", "PYTHONPATH=src python3 -W default -m unittest discover -v -s tests",
+           lambda o: req(o, r"^FAIL: test_total_counts_returns \(test_feed\.FeedTest", r'File ".*tests/test_feed\.py", '
+                         r"line \d+, in test_total_counts_returns", r"^AssertionError: 6 != 5", limit=1),
+           context=lambda o: find(o, r"^FAILED \(failures=1\)", limit=1), env=e(),
+           show="python -m unittest discover -v -s tests")
+    c.write(tool="unittest", category="test", made_by=made(name, version("python3 --version")))
+
+
+D_SRC = """module cart;
+
+struct Item { string sku; int price; int qty = 1; }
+
+int total(const Item[] items) {
+    int sum = 0;
+    foreach (i; items) sum += i.price;
+    return sum;
+}
+
+unittest {
+    assert(total([]) == 0, "error-free on an empty cart");
+}
+
+unittest {
+    auto items = [Item("a", 3, 2), Item("b", 4)];
+    assert(total(items) == 10, "total multiplies quantities");
+}
+"""
+
+
+@case("github")
+def dub_test_failure(name: str, shape: str) -> None:
+    """`dub test` with LDC: `core.exception.AssertError@source/cart.d(N): message`."""
+    c = Case("d", name, shape, "cart")
+    c.files({"dub.json": '{"name": "cart", "targetType": "library"}\n', "source/cart.d": D_SRC})
+    c.step("Versions", "ldc2 --version | head -n 1 && dub --version | head -n 1", env=e())
+    c.step("Test", "dub test --compiler=ldc2 --skip-registry=all",
+           lambda o: req(o, r"AssertError@source/cart\.d\(\d+\): total multiplies quantities", limit=1),
+           context=lambda o: find(o, r"modules passed unittests|\d+/\d+ modules FAILED", limit=1), env=e())
+    c.write(tool="dub test", category="test", made_by=made(name, version("ldc2 --version") + ", "
+                                                            + version("dub --version")))
+
+
+VERILOG_ACC = """module acc8(input clk, input rst, input [7:0] d, output reg [7:0] q);
+  always @(posedge clk) begin
+    if (rst) q <= 8'd0;
+    else q <= q + d;
+  end
+endmodule
+"""
+VERILOG_TB = """`timescale 1ns/1ps
+module tb;
+  reg clk = 0, rst = 1;
+  reg [7:0] d = 0;
+  wire [7:0] q;
+  acc8 dut(.clk(clk), .rst(rst), .d(d), .q(q));
+  always #5 clk = ~clk;
+  initial begin
+    $display("test_error_free_reset: start");
+    @(posedge clk); #1 rst = 0; d = 8'd3;
+    @(posedge clk); @(posedge clk); #1;
+    if (q !== 8'd6) $fatal(1, "accumulate: expected 6, got %0d", q);
+    d = 8'd250;
+    @(posedge clk); #1;
+    if (q !== 8'd255) $fatal(1, "saturate: expected 255, got %0d", q);
+    $display("all accumulator tests passed");
+    $finish;
+  end
+endmodule
+"""
+
+
+@case("jenkins")
+def iverilog_testbench_fatal(name: str, shape: str) -> None:
+    """Icarus Verilog: a testbench's `$fatal` after a passing check."""
+    c = Case("verilog", name, shape, "acc8")
+    c.files({"rtl/acc8.v": VERILOG_ACC, "tb/tb.v": VERILOG_TB, "Makefile":
+             "sim: build/tb.vvp\n\tvvp -n build/tb.vvp\n\nbuild/tb.vvp: rtl/acc8.v tb/tb.v\n\tmkdir -p build\n"
+             "\tiverilog -g2012 -Wall -o $@ $^\n"})
+    c.step("Simulate", "make sim", lambda o: req(o, r"saturate: expected 255, got \d+", limit=1))
+    c.write(tool="iverilog", category="test", made_by=made(name, version("iverilog -V 2>&1")))
+
+
+VHDL_ACC = """library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+
+entity acc8 is
+  port (clk, rst : in std_logic; d : in unsigned(7 downto 0); q : out unsigned(7 downto 0));
+end entity;
+
+architecture rtl of acc8 is
+  signal acc : unsigned(7 downto 0) := (others => '0');
+begin
+  process (clk) begin
+    if rising_edge(clk) then
+      if rst = '1' then acc <= (others => '0');
+      else acc <= acc + dd;
+      end if;
+    end if;
+  end process;
+  q <= acc;
+end architecture;
+"""
+
+
+@case("plain")
+def ghdl_analysis_error(name: str, shape: str) -> None:
+    """GHDL: `file.vhd:L:C: no declaration for` with its source line and caret, from analysis."""
+    c = Case("vhdl", name, shape, "acc8")
+    c.files({"rtl/acc8.vhd": VHDL_ACC})
+    c.step("GHDL version", "ghdl --version | sed -n 1p")
+    c.step("Analyse", "mkdir -p build && ghdl -a --std=08 --workdir=build rtl/acc8.vhd",
+           lambda o: block(o, r"acc8\.vhd:\d+:\d+: no declaration for", after=2, limit=1))
+    c.write(tool="ghdl", category="build", made_by=made(name, version("ghdl --version")))
+
+
+
+@case("jenkins")
+def pip_require_hashes_mismatch(name: str, shape: str) -> None:
+    """`pip install --require-hashes`: a vendored wheel was rebuilt and its hash no longer matches the lock:
+    `THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE`."""
+    c = Case("python", name, shape, "feed")
+    wheel(c.dir / "vendor", "acme-schema", "1.2.0")
+    c.files({"requirements.lock": "acme-schema==1.2.0 \\\n    --hash=sha256:"
+                                  "3f7a1c9e2b4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d1f3a5c7e9b1d3f5a\n",
+             "src/feed.py": PY_LIB})
+    c.step("Set up Python", "python3 --version && python3 -m venv .venv", env=e())
+    c.step("Install locked dependencies", ".venv/bin/pip install --no-index --find-links vendor --require-hashes "
+           "-r requirements.lock",
+           lambda o: req(o, r"THESE PACKAGES DO NOT MATCH THE HASHES", r"^\s+acme-schema==1\.2\.0 from ",
+                         r"^\s+Expected sha256 ", r"^\s+Got\s+", limit=1), env=e())
+    c.write(tool="pip", category="dependency", made_by=made(name, "pip " + version(f"{c.dir}/.venv/bin/pip --version")
+                                                             .split()[1]))
 
 
 # ================================================================ driver
