@@ -5,9 +5,9 @@ end, the blocks rules flagged, the lines before each failing step's exit marker 
 candidate gets features of the line (error words and where they sit, `path:line[:col]` shapes, indentation and
 continuation, summary and trailer shapes, how rare its template is among the candidates), of its place (distance
 to the exit marker or the end, inside the failing step, after the last command) and of the log's shape (GitHub
-groups, GitLab sections, Travis folds, Jenkins stages, plain). A logistic model trained offline
-(bench/train_locator.py) turns them into a probability; its weights are data (`locator_weights.json`), read with
-the standard library. Inference is deterministic and explains itself: every chosen line keeps its top features.
+groups, Azure Pipelines sections, GitLab sections, Travis folds, Jenkins stages, plain). A logistic model trained
+offline (bench/train_locator.py) turns them into a probability; its weights are data (`locator_weights.json`), read
+with the standard library. Inference is deterministic and explains itself: every chosen line keeps its top features.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ __all__ = [
     "score_lines",
 ]
 
-SHAPES = ("github", "gitlab", "travis", "jenkins", "plain")
+# Azure Pipelines first: its logs carry GitHub's `##[` markers too (the two runners share their lineage).
+SHAPES = ("azure", "github", "gitlab", "travis", "jenkins", "plain")
 
 # Line shapes. Each is searched on the display text of one candidate line.
 _ERR_WORD = re.compile(r"\b(?:error|errors|fatal|failed|failure|failures|fail|panic|exception|abort(?:ed)?|"
@@ -77,7 +78,7 @@ _TRAILER = re.compile(r"(?:Process completed|exited|exit(?:ed)? (?:with )?(?:cod
                       r"Failed at|This is probably|A complete)|ELIFECYCLE|Command failed with exit code|"
                       r"BUILD FAILED|BUILD FAILURE|error: could not compile|Your build exited|"
                       r"FAILURE: Build failed with an exception)", re.IGNORECASE)
-_COMMAND = re.compile(r"^(?:\$ |\+ |> |\[command\]|Run |##\[group\]Run )")
+_COMMAND = re.compile(r"^(?:\$ |\+ |> |(?:##)?\[command\]|Run |##\[group\]Run )")
 _RUNNER = re.compile(r"^(?:##\[(?:group|endgroup|debug|section)|\[Pipeline\]|section_(?:start|end):|travis_(?:fold|"
                      r"time):|Post job cleanup|Cleaning up orphan|Current runner version|Stage \")")
 _PROGRESS = re.compile(r"\b(?:Downloading|Downloaded|Download|Fetching|Installing|Installed|Collecting|Resolving|"
@@ -163,7 +164,9 @@ def detect_shape(texts: Iterable[str]) -> str:
     """The CI system that wrote the log, from the markers among the lines the scan kept."""
     seen = set()
     for t in texts:
-        if t.startswith("##[") :
+        if t.startswith(("##[section]", "##vso[")):
+            seen.add("azure")
+        elif t.startswith("##["):
             seen.add("github")
         elif t.startswith("section_start:") or t.startswith("section_end:") or t.startswith("ERROR: Job failed"):
             seen.add("gitlab")

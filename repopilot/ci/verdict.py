@@ -282,9 +282,11 @@ def _one_command(command: str) -> tuple[str, float, str] | None:
 
 
 def _failing_commands(diag: Diagnosis, res: ScanResult, texts: dict[int, str]) -> list[tuple[str, str]]:
-    """What the failing step ran, best first: (where it was found, text): the GitHub step, Travis's "The
-    command ... exited", the last command echo before the end, the Jenkins stage."""
+    """What the failing step ran, best first: (where it was found, text): the GitHub step (an Azure task's script,
+    then its name), Travis's "The command ... exited", the last command echo before the end, the Jenkins stage."""
     out: list[tuple[str, str]] = []
+    if diag.step is not None and diag.step.command:  # the script itself says more than a step's display name
+        out.append(("step", diag.step.command))
     if diag.step is not None and diag.step.name:
         out.append(("step", diag.step.name))
     end = diag.step.error_line if diag.step is not None else res.lines
