@@ -37,6 +37,8 @@ _TRAILERS = re.compile(
     r"|^ERROR: script returned exit code \d+\s*$"
     # Azure Pipelines' task trailer (`##[error]Bash exited with code '1'.`, `Cmd.exe exited with code '2'.`).
     r"|^(?:##\[error\])?[\w.]+ exited with code '?\d+'?\.?\s*$"
+    # What a task or a JavaScript action says when the process it ran failed (Azure, actions/toolkit's exec).
+    r"|^(?:##\[error\])?(?:Error: )?The process '[^']+' failed with exit code \d+\.?\s*$"
 )
 _ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
 _PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")

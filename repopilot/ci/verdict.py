@@ -153,7 +153,7 @@ _TRAVIS_CMD = re.compile(r"^The command \"(?P<cmd>.+)\" exited with (?P<code>\d+
 _NPM_SCRIPT = re.compile(r"^> (?:[@\w./-]+@[\w.-]+ )?(?P<script>[\w:.-]+)(?: /\S*)?$")
 _ECHO = re.compile(r"(?:^|\| )(?:\$|\+) (?P<cmd>\S.*)$")
 _STAGE = re.compile(r"^\[Pipeline\] \{ \((?P<stage>[^)]+)\)")
-_EXIT_CODE = re.compile(r"\bexit (?:code|status) '?(?P<code>\d+)|\bexited with (?:code )?'?(?P<travis>\d+)")
+_EXIT_CODE = re.compile(r"\bexit (?:code|status) '?(?P<code>\d+)|\bexited with (?:code )?'?(?P<exited>\d+)")
 
 # Words of the causal lines: (category, strength of one line, of several, pattern).
 _CUES = (
@@ -353,7 +353,7 @@ def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
         for n in sorted(texts, reverse=True)[:30]:
             m = _EXIT_CODE.search(texts[n])
             if m:
-                code = int(m.group("code") or m.group("travis"))
+                code = int(m.group("code") or m.group("exited"))
                 break
     if code in (137, 143):
         out.append(Evidence("infrastructure", 0.75 if code == 137 else 0.6, "exit-code",

@@ -147,6 +147,8 @@ def test_a_task_without_a_script_still_names_the_step(tmp_path: Path) -> None:
     step = res.diagnosis.step
     assert step is not None and step.name == "Build" and step.exit_code == 1 and step.command is None
     assert _numbered(text, "Program.cs(12,17): error CS0103") in res.diagnosis.error_lines
+    # The task's own line says only that the process failed.
+    assert _numbered(text, "##[error]Error: The process") not in res.diagnosis.error_lines
 
 
 def test_the_shape_is_azure_not_github() -> None:
