@@ -213,6 +213,8 @@ def detect_shape(texts: Iterable[str]) -> str:
 
 @dataclass
 class Scored:
+    """A candidate line's probability of being causal, and the features that raised it most."""
+
     line: int
     probability: float
     why: list[tuple[str, float]]  # the features that pushed it up most
