@@ -24,10 +24,10 @@ def _timed(stages: dict[str, float], name: str, fn: Callable[..., Any]) -> Calla
     return wrapper
 
 
-def _timed_pieces(stages: dict[str, float], fn: Callable[..., Iterator[bytes]]) -> Callable[..., Iterator[bytes]]:
+def _timed_pieces(stages: dict[str, float], fn: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
     """Reading and cleaning the log: the time spent getting each piece."""
 
-    def wrapper(*args: Any, **kwargs: Any) -> Iterator[bytes]:
+    def wrapper(*args: Any, **kwargs: Any) -> Iterator[Any]:
         pieces = fn(*args, **kwargs)
         while True:
             t0 = time.perf_counter()
@@ -44,7 +44,7 @@ def install(sc: scanner.Scanner) -> dict[str, float]:
     names = ["read + clean (ANSI)", "engine scan", "line counting", "flagged lines", "late hits", "diagnosis",
              "locator", "excerpt", "trace write"]
     stages = dict.fromkeys(names, 0.0)
-    scanner.cleaned_pieces = _timed_pieces(stages, scanner.cleaned_pieces)  # type: ignore[assignment]
+    scanner.located_pieces = _timed_pieces(stages, scanner.located_pieces)  # type: ignore[assignment]
     sc.engine.scan = _timed(stages, "engine scan", sc.engine.scan)  # type: ignore[method-assign]
     scanner.Scanner._locate = staticmethod(_timed(stages, "line counting", scanner.Scanner._locate))  # type: ignore[method-assign]
     scanner.Scanner._process = _timed(stages, "flagged lines", scanner.Scanner._process)  # type: ignore[method-assign]

@@ -10,7 +10,9 @@ Kept hits refer to their chunk's bytes while they would take at least as many by
 share a chunk instead of copying 32 KB each; with a hold of a fixed 1 MB instead, a log with a late hit every few
 lines still copied most of them, a tenth of the scan's CPU at 500 MB), and copy their own lines out once they
 would take fewer (then the chunk goes). So what late hits hold, chunks and copies, stays within the bytes they
-keep plus the chunk being checked.
+keep plus the chunk being checked. When the log can be read again (a file, the stdin spool: ci/pieces.py), a kept
+hit holds only where its chunk lies and the chunk is read again when the scan ends: then late hits hold no log
+bytes at all (the same accounting decides which are kept, so the same ones are).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from .catalog import Rule
+from .pieces import Origin, Reread
 from .window import Chunk, LineGetter, Window
 
 __all__ = ["LATE", "LATE_BYTES", "LateHit", "LateHits"]
@@ -48,10 +51,12 @@ class LateHit:
     at: int = 0  # where the trigger line starts in `data[lo:hi]`
     size: int = 0  # `hi - lo` while kept, else 0
     queued: int = 0  # the rule queues still holding it (none: it is never checked)
+    origin: Origin | None = None  # where its chunk lies, when kept without its bytes (`data` is then empty)
 
-    def window(self) -> Window:
-        """The bytes kept around it as a window of their own (line numbers as in the log)."""
-        data = self.data[self.lo:self.hi]
+    def window(self, source: bytes | None = None) -> Window:
+        """The bytes kept around it (or read again: its chunk's, `source`) as a window of their own (line numbers as
+        in the log)."""
+        data = (self.data if source is None else source)[self.lo:self.hi]
         chunk = Chunk(data, self.line - data.count(b"\n", 0, self.at), data.count(b"\n"))
         chunk.anchor(self.line, self.at)
         window = Window()
@@ -75,8 +80,10 @@ class _Held:
 class LateHits:
     """Per rule its latest `2 * LATE` candidates (room for lines the check rejects); `capped` counts the rest."""
 
-    def __init__(self, capped: dict[str, int]) -> None:
+    def __init__(self, capped: dict[str, int], reread: Reread | None = None) -> None:
         self.capped = capped
+        self._reread = reread  # chunks that can be read again are not held (`keep`)
+        self._last: tuple[Origin | None, bytes | None] = (None, None)  # the chunk read again last
         self.queues: dict[str, deque[LateHit]] = {}
         self._waiting: dict[int, list[LateHit]] = {}  # a chunk's first line -> the candidates on it
         self._kept: deque[LateHit] = deque()  # checked ones holding bytes, oldest first
@@ -88,7 +95,7 @@ class LateHits:
     def __bool__(self) -> bool:
         return bool(self.queues)
 
-    def _count(self, rid: str) -> None:
+    def count(self, rid: str) -> None:
         self.capped[rid] = self.capped.get(rid, 0) + 1
 
     def add(self, n: int, idxs: tuple[int, ...], rule_ids: tuple[str, ...], chunk: Chunk | None,
@@ -103,7 +110,7 @@ class LateHits:
                 old.queued -= 1
                 if not old.queued:
                     self._drop(old)
-                self._count(rid)
+                self.count(rid)
             queue.append(item)
             item.queued += 1
         if chunk is not None:
@@ -121,7 +128,7 @@ class LateHits:
         cut = max(0, len(items) - max(0, _TOTAL - newer))
         for i in items[:cut]:
             i.chunk = None
-            self._count(i.rule_ids[0])
+            self.count(i.rule_ids[0])
         return items[cut:]
 
     def unchecked(self) -> list[LateHit]:
@@ -129,11 +136,13 @@ class LateHits:
         items = {id(i): i for q in self.queues.values() for i in q if i.chunk is not None}
         return sorted(items.values(), key=lambda i: i.line)
 
-    def keep(self, item: LateHit, data: bytes, lo: int, hi: int, at: int) -> None:
+    def keep(self, item: LateHit, data: bytes, lo: int, hi: int, at: int, origin: Origin | None = None) -> None:
         """`item` fired: keep the lines `data[lo:hi]` around it (its trigger line at `at` in them), giving up the
-        oldest kept ones past the budget."""
+        oldest kept ones past the budget. `origin`: where `data` lies in the log, when it can be read again."""
         item.data, item.lo, item.hi, item.at, item.size = data, lo, hi, at, hi - lo
-        if hi - lo < len(data):
+        if origin is not None and self._reread is not None:
+            item.data, item.origin = b"", origin
+        elif hi - lo < len(data):
             self._hold(item)
         if len(self._kept) > 4 * _TOTAL:  # entries given up since they were kept
             self._kept = deque(i for i in self._kept if i.size)
@@ -143,7 +152,7 @@ class LateHits:
         while self._kept_count > _TOTAL or self._kept_bytes > _BUDGET:
             old = self._kept.popleft()
             if old.size:
-                self._count(old.found[0][0].id)
+                self.count(old.found[0][0].id)
                 self._drop(old)
 
     def _hold(self, item: LateHit) -> None:
@@ -168,9 +177,19 @@ class LateHits:
             if i.data is data:
                 i.data, i.lo, i.hi = data[i.lo:i.hi], 0, i.hi - i.lo
 
+    def window_of(self, item: LateHit) -> Window | None:
+        """The lines kept around a kept `item` as a window, its chunk read again if it was kept without its bytes
+        (None when the log no longer holds them). Kept hits come in line order: each chunk is read once."""
+        if item.origin is None:
+            return item.window()
+        if self._last[0] != item.origin and self._reread is not None:
+            self._last = (item.origin, self._reread.piece(item.origin))
+        chunk = self._last[1]
+        return None if chunk is None else item.window(chunk)
+
     def _drop(self, item: LateHit) -> None:
         data, size = item.data, item.size
-        item.found, item.data, item.size, item.chunk = _NOT_CHECKED, b"", 0, None
+        item.found, item.data, item.size, item.chunk, item.origin = _NOT_CHECKED, b"", 0, None, None
         if not size:
             return
         self._kept_count -= 1

@@ -27,7 +27,7 @@ from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule
 from .late import LATE_BYTES, LateHit, LateHits
 from .lines import clean_start, display_text
-from .pieces import cleaned_pieces
+from .pieces import Origin, Reread, located_pieces, rereader
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
 
@@ -88,6 +88,9 @@ _MAX_PLANS = 4096  # distinct sets of patterns flagged on one line whose plan is
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 # What a piece of the log is to `Scanner.scan_pieces`: read before the part scanned, the part, read after it.
 LEAD, OWN, TRAIL = "lead", "own", "trail"
+# A piece for `Scanner.scan_pieces`: cleaned bytes of whole lines, what they are, where they lie in the log (when it
+# can be read again).
+Piece = tuple[bytes, str, Origin | None]
 
 ProgressFn = Callable[[int], None]
 # A flagged line's rules (catalog indexes), structure markers, and (rules, their ids): see `Scanner._plan`.
@@ -345,20 +348,22 @@ class Scanner:
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
         res = ScanResult(engine=self.engine.name)
-        return self.scan_pieces(((p, OWN) for p in cleaned_pieces(stream, self.chunk_size, res)), res,
-                                progress=progress)
+        reread = rereader(stream)
+        pieces = located_pieces(stream, self.chunk_size, res)
+        return self.scan_pieces(((p, OWN, o if reread is not None else None) for p, o in pieces), res,
+                                progress=progress, reread=reread)
 
-    def scan_pieces(self, pieces: Iterable[tuple[bytes, str]], res: ScanResult, *,
-                    progress: ProgressFn | None = None, at_end: bool = True) -> ScanResult:
+    def scan_pieces(self, pieces: Iterable[Piece], res: ScanResult, *, progress: ProgressFn | None = None,
+                    at_end: bool = True, reread: Reread | None = None) -> ScanResult:
         """Scan cleaned pieces of whole lines. Pieces marked `LEAD` (before the part of the log this scan
         answers for; numbered up to line 0) and `TRAIL` (after it) are only context for blocks that run into
         them: ci/split.py scans a big file in parts this way. `at_end`: the last piece is the log's end (the tail,
-        the last commands and keywords are read there)."""
+        the last commands and keywords are read there). `reread`: reads a piece again by its origin."""
         window = Window()
-        state = _State(res)
+        state = _State(res, reread)
         pending: tuple[list[int], dict[int, set[int]]] | None = None
         next_line = 1
-        for cleaned, role in pieces:
+        for cleaned, role, origin in pieces:
             if role == LEAD:
                 newlines = cleaned.count(b"\n")
                 chunk = Chunk(cleaned, 1 - newlines, newlines)
@@ -369,7 +374,7 @@ class Scanner:
                 order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
             else:
                 order, by_line, newlines, anchors = [], {}, cleaned.count(b"\n"), []
-            chunk = Chunk(cleaned, next_line, newlines)
+            chunk = Chunk(cleaned, next_line, newlines, origin)
             chunk.anchor_many(anchors)
             if role == OWN:
                 next_line = chunk.last + 1
@@ -508,7 +513,7 @@ def _with_fields(found: list[tuple[Rule, dict[str, str], str]], text: str) -> li
 class _State:
     """What the pass remembers between flagged lines."""
 
-    def __init__(self, res: ScanResult) -> None:
+    def __init__(self, res: ScanResult, reread: Reread | None = None) -> None:
         self.res = res
         self.in_group = False
         self.group_is_run = False
@@ -516,7 +521,7 @@ class _State:
         self.classes = PassedClasses()
         self.counts: dict[str, int] = {}  # rule id -> hits so far
         self.eager = 0  # hits grown at once, all rules
-        self.late = LateHits(res.capped)
+        self.late = LateHits(res.capped, reread)
         self.shared: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[tuple[int, ...], tuple[str, ...]]] = {}
 
     def keep(self, first: int, last: int, get: LineGetter) -> None:
@@ -653,7 +658,7 @@ class _State:
         if len(found) > 1:
             found.sort(key=lambda f: -f[0].confidence)
         item.found = found
-        self.late.keep(item, chunk.data, *chunk.span(n, LATE_BYTES))
+        self.late.keep(item, chunk.data, *chunk.span(n, LATE_BYTES), chunk.origin)
 
     def hit(self, n: int, found: list[tuple[Rule, dict[str, str], str]], get: LineGetter, in_script: bool, *,
             late: bool = False) -> None:
@@ -686,7 +691,10 @@ class _State:
         for item in self.late.unchecked():  # in line order: what the budget gives up is the oldest
             self._settle(item, rules, window)
         for item in self.late.latest():
-            around = item.window()
+            around = self.late.window_of(item)
+            if around is None:  # the log changed under the scan: its lines are gone
+                self.late.count(item.found[0][0].id)
+                continue
             if item.found[0][0].category != "infrastructure":
                 self.classes.check_apart(item.line, around)
             self.hit(item.line, _with_fields(item.found, around.get(item.line) or ""), around.get, item.in_script,

@@ -29,7 +29,7 @@ from .blocks import Hit
 from .late import _TOTAL as LATE_TOTAL
 from .late import LATE
 from .lines import strip_ansi_bytes
-from .pieces import cleaned_pieces
+from .pieces import Reread, located_pieces
 from .scanner import (
     _BEFORE_ERROR,
     _CONTEXT,
@@ -43,6 +43,7 @@ from .scanner import (
     TRAIL,
     Candidate,
     Marker,
+    Piece,
     ProgressFn,
     Scanner,
     ScanResult,
@@ -107,7 +108,7 @@ class _Bounded:
 
 
 def _part_pieces(fh: BinaryIO, start: int, end: int, size: int, chunk_size: int, res: ScanResult
-                 ) -> Iterator[tuple[bytes, str]]:
+                 ) -> Iterator[Piece]:
     # A chunk on each side: as far as a block reaches in one pass (the window holds the chunks on either side).
     if start > 0:
         lo = max(0, start - chunk_size)
@@ -115,17 +116,17 @@ def _part_pieces(fh: BinaryIO, start: int, end: int, size: int, chunk_size: int,
         lead = fh.read(start - lo)
         cut = lead.find(b"\n") + 1 if lo else 0  # whole lines only
         if cut or not lo:
-            yield strip_ansi_bytes(lead[cut:]), LEAD
+            yield strip_ansi_bytes(lead[cut:]), LEAD, None
     fh.seek(start)
-    for piece in cleaned_pieces(_Bounded(fh, end - start), chunk_size, res):  # type: ignore[arg-type]
-        yield piece, OWN
+    for piece, origin in located_pieces(_Bounded(fh, end - start), chunk_size, res):  # type: ignore[arg-type]
+        yield piece, OWN, origin
     if end < size:  # the next part's first piece, as one pass reads it
         trail = fh.read(chunk_size)
         if not trail.endswith(b"\n"):
             trail += fh.readline(chunk_size)
         cut = trail.rfind(b"\n") + 1
         if cut:
-            yield strip_ansi_bytes(trail[:cut]), TRAIL
+            yield strip_ansi_bytes(trail[:cut]), TRAIL, None
 
 
 def _scan_part(scanner: Scanner, path: Path, start: int, end: int, size: int,
@@ -133,8 +134,9 @@ def _scan_part(scanner: Scanner, path: Path, start: int, end: int, size: int,
     """Lines numbered from 1 at `start` (its context before is line 0 and less)."""
     res = ScanResult(engine=scanner.engine.name)
     with path.open("rb") as fh:
+        # The latest hits' lines are read again from the part when the scan ends (ci/late.py): not held.
         return scanner.scan_pieces(_part_pieces(fh, start, end, size, scanner.chunk_size, res), res,
-                                   progress=progress, at_end=end >= size)
+                                   progress=progress, at_end=end >= size, reread=Reread(fh, start))
 
 
 def _pack(res: ScanResult, scanner: Scanner) -> bytes:

@@ -8,6 +8,7 @@ import bisect
 from collections.abc import Callable
 
 from .lines import clean_text
+from .pieces import Origin
 
 __all__ = ["Chunk", "LineGetter", "Window"]
 
@@ -17,10 +18,12 @@ _AVG_LINE = 160  # bytes per line assumed when a run of lines is read at once; s
 
 
 class Chunk:
-    """A chunk of cleaned bytes whose first line has number `first`."""
+    """A chunk of cleaned bytes whose first line has number `first` (and where it lies in its stream, when it can be
+    read again)."""
 
-    def __init__(self, data: bytes, first: int, newlines: int) -> None:
+    def __init__(self, data: bytes, first: int, newlines: int, origin: Origin | None = None) -> None:
         self.data = data
+        self.origin = origin
         self.first = first
         self.count = newlines + (0 if data.endswith(b"\n") or not data else 1)
         self.last = first + self.count - 1
