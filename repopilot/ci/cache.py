@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
+from ..core import new_temp_file
 from .digest import sha256
 
 __all__ = ["BUNDLED", "cache_key", "has_entry", "read_bundled", "read_entry", "write_entry"]
@@ -58,7 +58,7 @@ def write_entry(directory: Path, name: str, data: bytes) -> None:
     tmp: str | None = None
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+        fd, tmp = new_temp_file(directory, f".{name}.")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, directory / name)

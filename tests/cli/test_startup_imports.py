@@ -37,7 +37,10 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              "hashlib", "_hashlib", "platform", "signal",
              # what `dataclasses` imports to name a class without a docstring (its signature): every dataclass a
              # diagnose makes has one, and `inspect` is imported on first use (repopilot/__init__.py)
-             "inspect", "ast", "dis", "tokenize")
+             "inspect", "ast", "dis", "tokenize",
+             # tempfile (with shutil, random and the compression modules): atomic writes make their temporary file
+             # themselves (core/atomic.py); stdin is spooled and a pager looked for only when there is one
+             "tempfile", "shutil", "random", "bz2", "lzma")
 # Warm (the catalog validated once and cached), TOML is parsed only from a config file, and there is none here.
 FORBIDDEN_WARM = (*FORBIDDEN, "tomllib")
 
