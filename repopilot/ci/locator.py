@@ -123,8 +123,12 @@ _EXC_WORDS = ("Error", "Exception", "Failure", "Fault")
 
 def _seen(pattern: re.Pattern[str], text: str, low: str | None) -> float:
     """1.0 if `pattern` matches `text` (whose lower-case form is `low` when it is ASCII, else None)."""
-    if low is not None and not any(word in low for word in _NEEDS[pattern]):
-        return 0.0
+    if low is not None:
+        for word in _NEEDS[pattern]:  # a loop, not any() over a generator: half the cost, on every candidate line
+            if word in low:
+                break
+        else:
+            return 0.0
     return float(pattern.search(text) is not None)
 
 
