@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from ..core import new_temp_file
-from .digest import sha256
+from .digest import blake2b
 
 __all__ = ["BUNDLED", "cache_key", "has_entry", "read_bundled", "read_entry", "write_entry"]
 
@@ -19,12 +19,12 @@ BUNDLED = Path(__file__).with_name("prebuilt")  # absent in an editable install 
 
 
 def cache_key(*parts: bytes | str) -> str:
-    h = sha256()
+    h = blake2b(digest_size=16)
     for part in parts:
         data = part.encode() if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
-    return h.hexdigest()[:32]
+    return h.hexdigest()
 
 
 def read_entry(directory: Path, name: str) -> bytes | None:

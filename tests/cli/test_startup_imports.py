@@ -32,8 +32,8 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              # only when there is something to read: --debug's traceback; run ids come from os.urandom, package
              # data from the package's files
              "traceback", "secrets", "importlib.resources", "importlib.metadata",
-             # OpenSSL's hashes (the built-in SHA-256 gives the same digests: ci/digest.py), `platform` for the
-             # machine's name (os.uname), signals for the forked scan's workers (the default is one pass)
+             # OpenSSL's hashes (the built-in SHA-256 and BLAKE2b give the same digests: ci/digest.py), `platform`
+             # for the machine's name (os.uname), signals for the forked scan's workers (the default is one pass)
              "hashlib", "_hashlib", "platform", "signal",
              # what `dataclasses` imports to name a class without a docstring (its signature): every dataclass a
              # diagnose makes has one, and `inspect` is imported on first use (repopilot/__init__.py)
