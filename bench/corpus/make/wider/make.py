@@ -828,6 +828,939 @@ def ant_javac_error(name: str, shape: str) -> None:
     c.write(tool="ant", category="build", made_by=ant_made(name))
 
 
+
+# ================================================================ C: configure, -Werror command lines, make check
+
+CONFIGURE_AC = """AC_INIT([ledgerc], [0.9.1], [dev@example.org])
+AM_INIT_AUTOMAKE([foreign -Wall -Werror subdir-objects])
+AC_PROG_CC
+AM_PROG_AR
+AC_PROG_RANLIB
+AC_CHECK_HEADERS([error.h errno.h stdlib.h string.h])
+AC_CHECK_FUNCS([strerror strerror_r error_at_line perror])
+AC_FUNC_ERROR_AT_LINE
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+"""
+MAKEFILE_AM = """AM_CFLAGS = -Wall -Wextra -Werror -Werror=format-security -Wno-error=unused-parameter
+lib_LIBRARIES = libledger.a
+libledger_a_SOURCES = src/ledger.c src/errors.c
+check_PROGRAMS = tests/test_errors tests/test_ledger
+tests_test_errors_LDADD = libledger.a
+tests_test_ledger_LDADD = libledger.a
+TESTS = $(check_PROGRAMS)
+"""
+LEDGER_C = """#include "ledger.h"
+
+long ledger_balance(const long *cents, int n) {
+    long sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += cents[i];
+    }
+    return sum;
+}
+
+int ledger_valid(long amount) { return amount != 0; }
+"""
+ERRORS_C = """#include <string.h>
+#include "ledger.h"
+
+const char *ledger_strerror(int code) {
+    switch (code) {
+    case LEDGER_OK: return "ok";
+    case LEDGER_ERR_ZERO: return "error: zero amount";
+    default: return strerror(code);
+    }
+}
+"""
+LEDGER_H = """#ifndef LEDGER_H
+#define LEDGER_H
+enum { LEDGER_OK = 0, LEDGER_ERR_ZERO = -1 };
+long ledger_balance(const long *cents, int n);
+int ledger_valid(long amount);
+const char *ledger_strerror(int code);
+#endif
+"""
+TEST_ERRORS_C = """#include <stdio.h>
+#include <string.h>
+#include "../src/ledger.h"
+
+int main(void) {
+    int failures = 0;
+    if (strcmp(ledger_strerror(LEDGER_ERR_ZERO), "error: zero amount") != 0) failures++;
+    if (strcmp(ledger_strerror(LEDGER_OK), "ok") != 0) failures++;
+    printf("test_errors: %d failures\\n", failures);
+    return failures ? 1 : 0;
+}
+"""
+TEST_LEDGER_C = """#include <stdio.h>
+#include "../src/ledger.h"
+
+static int check(const char *what, long got, long want) {
+    if (got != want) {
+        fprintf(stderr, "%s:%d: %s: expected %ld, got %ld\\n", __FILE__, __LINE__, what, want, got);
+        return 1;
+    }
+    return 0;
+}
+
+int main(void) {
+    long cents[] = {1050, -225, 0, 400};
+    int failed = check("balance of four postings", ledger_balance(cents, 4), 1225);
+    failed += check("balance of none", ledger_balance(cents, 0), 0);
+    return failed ? 1 : 0;
+}
+"""
+
+
+def c_files(c: Case, ledger: str = LEDGER_C) -> None:
+    c.files({"configure.ac": CONFIGURE_AC, "Makefile.am": MAKEFILE_AM, "src/ledger.c": ledger,
+             "src/errors.c": ERRORS_C, "src/ledger.h": LEDGER_H, "tests/test_errors.c": TEST_ERRORS_C,
+             "tests/test_ledger.c": TEST_LEDGER_C})
+
+
+@case("travis")
+def autotools_make_check_after_configure(name: str, shape: str) -> None:
+    """configure's `checking for strerror... yes`, compile lines full of `-Werror`, the harness's `# ERROR: 0`, a
+    passing `test_errors`; one test fails, and the job prints test-suite.log after the failure."""
+    c = Case("cpp", name, shape, "ledgerc")
+    c_files(c, LEDGER_C.replace("sum += cents[i];", "sum += cents[i] > 0 ? cents[i] : 0;"))
+    c.step("Bootstrap", "autoreconf -fi 2>&1")
+    c.step("Configure", "./configure CFLAGS='-O2 -g'")
+    c.step("Build", "make V=1")
+    c.step("Test", "make check", lambda o: req(o, r"^FAIL: tests/test_ledger$", limit=1),
+           context=lambda o: find(o, r"^# FAIL:\s+1", limit=1))
+    post(c, "Show test log", "cat test-suite.log", lambda o: req(o, r"test_ledger\.c:\d+: balance of four postings",
+                                                                  r"^FAIL tests/test_ledger \(exit status: 1\)",
+                                                                  limit=1))
+    finish(c, tool="make check", category="test",
+           made=made(name, f"{version('autoconf --version')}, {version('automake --version')}, "
+                           f"{version('gcc --version')}"))
+
+
+@case("github")
+def cmake_verbose_link_error(name: str, shape: str) -> None:
+    """`cmake --build --verbose`: every compile line carries `-Werror -Wall -Wextra`, sources named errors.c; the
+    link fails on an undefined reference."""
+    c = Case("cpp", name, shape, "ledgerc")
+    c_files(c)
+    c.files({"CMakeLists.txt": """cmake_minimum_required(VERSION 3.20)
+project(ledgerc C)
+add_compile_options(-Wall -Wextra -Werror -Werror=format-security -Wno-error=deprecated-declarations)
+add_library(ledger STATIC src/ledger.c)
+add_executable(test_errors tests/test_errors.c)
+target_link_libraries(test_errors ledger)
+add_executable(test_ledger tests/test_ledger.c)
+target_link_libraries(test_ledger ledger)
+enable_testing()
+add_test(NAME errors COMMAND test_errors)
+add_test(NAME ledger COMMAND test_ledger)
+"""})
+    c.step("Configure", "cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug")
+    c.step("Build", "cmake --build build --verbose -j 1",
+           lambda o: req(o, r"in function `main'|in function .main.:", r"undefined reference to `ledger_strerror'",
+                         limit=2))
+    c.write(tool="ld", category="build", made_by=made(name, f"{version('cmake --version')}, "
+                                                             f"{version('gcc --version')}, GNU ld"))
+
+
+def post(c: Case, title: str, cmd: str, causal: Callable[[list[str]], list[int]] | None = None) -> None:
+    """A step that runs after the failure (Travis after_failure, GitHub `if: always()`, Jenkins post)."""
+    from shapes import Step
+    out, _ = run(["bash", "-c", cmd], cwd=c.dir)
+    c.steps.append(Step(title, cmd, out, causal=causal(out) if causal else [], always=True))
+
+
+def finish(c: Case, *, tool: str, category: str, made: str) -> None:
+    """Case.write for a job whose last steps ran after the failure."""
+    from record import write_case
+    assert c.failed
+    write_case(c.ecosystem, c.name, c.steps, c.shape, tool=tool, category=category,
+               made_by=made + "; shape by make/shapes.py", seed=c.seed, job=c.project)
+    if os.environ.get("CORPUS_REVIEW"):
+        print(f"== {c.ecosystem}/{c.name} [{c.shape}] {tool} {category}")
+        for st in c.steps:
+            for i in st.causal:
+                print(f"   {st.output[i][:160]}")
+    c.clean()
+
+
+# ================================================================ Go and Rust: passing tests named for errors
+
+GO_SRC = """package feed
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+var ErrFields = errors.New("wrong number of fields")
+
+type Record struct {
+	SKU string
+	Qty int
+}
+
+func ParseLine(line string) (Record, error) {
+	f := strings.Split(strings.TrimSpace(line), ";")
+	if len(f) != 2 {
+		return Record{}, fmt.Errorf("parse %q: %w", line, ErrFields)
+	}
+	q, err := strconv.Atoi(f[1])
+	if err != nil {
+		return Record{}, fmt.Errorf("parse %q: %w", line, err)
+	}
+	return Record{SKU: f[0], Qty: q}, nil
+}
+
+func Total(rs []Record) int {
+	t := 0
+	for _, r := range rs {
+		t += r.Qty
+	}
+	return t
+}
+"""
+GO_TEST = """package feed
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParseErrorOnMissingField(t *testing.T) {
+	_, err := ParseLine("A-1")
+	if !errors.Is(err, ErrFields) {
+		t.Fatalf("want ErrFields, got %v", err)
+	}
+	t.Logf("error: %v (expected)", err)
+}
+
+func TestFailFastOnBadQuantity(t *testing.T) {
+	if _, err := ParseLine("A-1;x"); err == nil {
+		t.Fatal("want an error")
+	} else {
+		t.Logf("got expected failure: %v", err)
+	}
+}
+
+func TestParseLine(t *testing.T) {
+	r, err := ParseLine("A-1;3")
+	if err != nil || r.Qty != 3 {
+		t.Fatalf("ParseLine: %v %v", r, err)
+	}
+}
+
+func TestTotalSkipsReturns(t *testing.T) {
+	rs := []Record{{"a", 4}, {"b", -1}, {"c", 2}}
+	if got := Total(rs); got != 6 {
+		t.Errorf("Total(%v) = %d, want 6", rs, got)
+	}
+}
+"""
+
+
+@case("github")
+def go_test_verbose_error_names(name: str, shape: str) -> None:
+    """`go test -v`: passing tests named TestParseError…/TestFailFast… that log `error:` and `failure:`; one test
+    fails."""
+    c = Case("go", name, shape, "feed")
+    c.files({"go.mod": "module example.com/feed\n\ngo 1.19\n", "feed.go": GO_SRC, "feed_test.go": GO_TEST})
+    genv = {"GOPATH": str(WORK / "gopath"), "GOCACHE": str(WORK / "gocache"), "GOFLAGS": "-mod=mod",
+            "GOPROXY": "off", "HOME": str(WORK / "home")}
+    c.step("Set up Go", "go version", env=genv)
+    c.step("Vet", "go vet ./...", env=genv)
+    c.step("Test", "go test -v -count=1 ./...",
+           lambda o: req(o, r"^--- FAIL: TestTotalSkipsReturns", r"^\s+feed_test\.go:\d+: Total", limit=1),
+           context=lambda o: find(o, r"^FAIL\s+example\.com/feed", limit=1), env=genv)
+    c.write(tool="go test", category="test", made_by=made(name, version("go version")))
+
+
+RUST_LIB = """use std::fmt;
+
+#[derive(Debug, PartialEq)]
+pub enum FeedError {
+    Fields(usize),
+    Quantity(String),
+}
+
+impl fmt::Display for FeedError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            FeedError::Fields(n) => write!(f, "error: expected 2 fields, got {}", n),
+            FeedError::Quantity(q) => write!(f, "error: bad quantity {:?}", q),
+        }
+    }
+}
+
+pub fn parse_line(line: &str) -> Result<(String, i64), FeedError> {
+    let fields: Vec<&str> = line.trim().split(';').collect();
+    if fields.len() != 2 {
+        return Err(FeedError::Fields(fields.len()));
+    }
+    let qty = fields[1].parse::<i64>().map_err(|_| FeedError::Quantity(fields[1].to_string()))?;
+    Ok((fields[0].to_string(), qty))
+}
+
+pub fn total(lines: &[&str]) -> i64 {
+    let mut sum = 0;
+    for line in lines {
+        match parse_line(line) {
+            Ok((_, q)) => sum += q,
+            Err(error) => {}
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_on_missing_field() {
+        assert_eq!(parse_line("a"), Err(FeedError::Fields(1)));
+    }
+
+    #[test]
+    fn error_display_names_the_quantity() {
+        assert_eq!(FeedError::Quantity("x".into()).to_string(), "error: bad quantity \\"x\\"");
+    }
+
+    #[test]
+    fn fails_nothing_on_valid_lines() {
+        assert_eq!(parse_line("a;3"), Ok(("a".to_string(), 3)));
+    }
+
+    #[test]
+    fn total_skips_bad_lines() {
+        assert_eq!(total(&["a;3", "b;x", "c;-1"]), 3);
+    }
+}
+"""
+
+
+@case("travis")
+def cargo_warnings_then_test_failure(name: str, shape: str) -> None:
+    """cargo's `warning: unused variable: \\`error\\``, passing tests named error_*/fails_*; one test fails."""
+    c = Case("rust", name, shape, "feed")
+    c.files({"Cargo.toml": '[package]\nname = "feed"\nversion = "0.3.0"\nedition = "2021"\n\n[dependencies]\n',
+             "src/lib.rs": RUST_LIB})
+    c.step("Toolchain", "rustc --version && cargo --version")
+    c.step("Build", "cargo build --offline 2>&1")
+    c.step("Test", "cargo test --offline 2>&1",
+           lambda o: req(o, r"^---- tests::total_skips_bad_lines stdout ----", r"panicked at src/lib\.rs:\d+:\d+",
+                         r"assertion `left == right` failed", r"^\s+left: ", r"^\s+right: ", limit=1),
+           context=lambda o: find(o, r"^test result: FAILED", limit=1))
+    c.write(tool="cargo test", category="test", made_by=made(name, version("cargo --version")))
+
+
+# ================================================================ R CMD check: pages of OK, one ERROR
+
+@case("jenkins")
+def r_cmd_check_tests_error(name: str, shape: str) -> None:
+    """`R CMD check`: dozens of `* checking … OK` lines (some named for errors), then the tests fail."""
+    c = Case("r", name, shape, "ledgr")
+    c.files({"DESCRIPTION": "Package: ledgr\nTitle: Ledger Balances\nVersion: 0.2.0\n"
+             "Authors@R: person('Ada', 'Example', email = 'ada@example.org', role = c('aut', 'cre'))\n"
+             "Description: Sums postings and reports errors in ledger files.\nLicense: Apache License 2.0\n"
+             "Encoding: UTF-8\nSuggests: testthat (>= 3.0.0)\nConfig/testthat/edition: 3\n",
+             "NAMESPACE": "export(balance)\nexport(error_message)\n",
+             "R/balance.R": "balance <- function(x) sum(x[x > 0])\n"
+                            "error_message <- function(code) paste0('error: ', code)\n",
+             "man/balance.Rd": "\\name{balance}\n\\alias{balance}\n\\alias{error_message}\n\\title{Balance}\n"
+                               "\\usage{\nbalance(x)\nerror_message(code)\n}\n\\arguments{\n"
+                               "\\item{x}{postings}\n\\item{code}{an error code}\n}\n"
+                               "\\value{A number or a string.}\n\\description{Sums postings.}\n",
+             "tests/testthat.R": "library(testthat)\nlibrary(ledgr)\ntest_check('ledgr')\n",
+             "tests/testthat/test-balance.R": "test_that('error_message formats codes', {\n"
+                                              "  expect_equal(error_message('E1'), 'error: E1')\n})\n\n"
+                                              "test_that('balance includes refunds', {\n"
+                                              "  expect_equal(balance(c(10, -2, 5)), 13)\n})\n"})
+    c.step("R version", "R --version | head -n 1")
+    c.step("Build", "cd .. && R CMD build --no-build-vignettes ledgr")
+    c.step("Check", "cd .. && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual ledgr_0.2.0.tar.gz",
+           lambda o: req(o, r"── Failure \('test-balance\.R:\d+(:\d+)?'\): balance includes refunds",
+                         r"balance\(c\(10, -2, 5\)\) .*not equal to 13", r"`actual`: 15", r"`expected`: 13",
+                         limit=1),
+           context=lambda o: find(o, r"^Status: 1 ERROR", r"^Running the tests in .tests/testthat\.R. failed", limit=1))
+    c.sh("rm -rf ../ledgr_0.2.0.tar.gz ../ledgr.Rcheck")
+    c.write(tool="R CMD check", category="test", made_by=made(name, version("R --version") + ", testthat "
+                                                                 + version("Rscript -e 'cat(format(packageVersion(\"testthat\")))'")))
+
+
+
+# ================================================================ languages the corpus had no case of
+
+@case("github")
+def clojure_test_failure(name: str, shape: str) -> None:
+    """clojure.test: `FAIL in (test-name) (file.clj:N)` with expected/actual, after a passing error-path test."""
+    c = Case("clojure", name, shape, "cart")
+    c.files({"src/cart/core.clj": "(ns cart.core)\n\n(defn total [items]\n  (reduce + (map :price items)))\n\n"
+             "(defn add-item [cart item]\n  (when-not (:sku item)\n    (throw (ex-info \"error: item needs a sku\" "
+             "{:item item})))\n  (conj cart item))\n",
+             "test/cart/core_test.clj": "(ns cart.core-test\n  (:require [clojure.test :refer [deftest is "
+             "testing run-tests]]\n            [cart.core :refer [total add-item]]))\n\n"
+             "(deftest add-item-error-without-sku\n  (is (thrown? clojure.lang.ExceptionInfo (add-item [] "
+             "{:price 3}))))\n\n(deftest total-counts-quantities\n  (testing \"two of a kind\"\n"
+             "    (is (= 10 (total [{:sku \"a\" :price 3 :qty 2} {:sku \"b\" :price 4}])))))\n",
+             "bin/test.clj": "(require 'cart.core-test)\n(let [{:keys [fail error]} (clojure.test/run-tests "
+             "'cart.core-test)]\n  (shutdown-agents)\n  (System/exit (if (zero? (+ fail error)) 0 1)))\n"})
+    c.step("Clojure version", "clojure -e '(println (clojure-version))'")
+    c.step("Test", "clojure -cp src:test bin/test.clj",
+           lambda o: req(o, r"^FAIL in \(total-counts-quantities\) \(core_test\.clj:\d+\)", r"^two of a kind$",
+                         r"^expected: \(= 10", r"^  actual: \(not \(= 10 7\)\)", limit=1),
+           context=lambda o: find(o, r"^\d+ failures, \d+ errors\.", limit=1))
+    c.write(tool="clojure.test", category="test", made_by=made(name, "Clojure " + version(
+        "clojure -e '(println (clojure-version))'")))
+
+
+@case("jenkins")
+def clojure_unresolved_symbol(name: str, shape: str) -> None:
+    """The namespace under test does not compile: `Syntax error compiling at (cart/core.clj:N:M)`."""
+    c = Case("clojure", name, shape, "cart")
+    c.files({"src/cart/core.clj": "(ns cart.core)\n\n(defn total [items]\n  (reduce + (map :price itemz)))\n",
+             "test/cart/core_test.clj": "(ns cart.core-test\n  (:require [clojure.test :refer [deftest is]]\n"
+             "            [cart.core :refer [total]]))\n\n(deftest total-sums\n  (is (= 7 (total [{:price 3} "
+             "{:price 4}]))))\n",
+             "bin/test.clj": "(require 'cart.core-test)\n(let [{:keys [fail error]} (clojure.test/run-tests "
+             "'cart.core-test)]\n  (System/exit (if (zero? (+ fail error)) 0 1)))\n"})
+    c.step("Test", "clojure -cp src:test bin/test.clj",
+           lambda o: req(o, r"Syntax error compiling at \(.*cart/core\.clj:\d+:\d+\)",
+                         r"Unable to resolve symbol: itemz in this context", limit=1))
+    c.write(tool="clojure", category="test", made_by=made(name, "Clojure " + version(
+        "clojure -e '(println (clojure-version))'")))
+
+
+CRYSTAL_SRC = """class Cart
+  getter items = [] of {String, Int32}
+
+  def add(sku : String, price : Int32)
+    raise ArgumentError.new("error: empty sku") if sku.empty?
+    @items << {sku, price}
+    self
+  end
+
+  def total : Int32
+    @items.sum { |(_, price)| price }
+  end
+end
+"""
+CRYSTAL_SPEC = """require "spec"
+require "../src/cart"
+
+describe Cart do
+  it "raises an error on an empty sku" do
+    expect_raises(ArgumentError, "error: empty sku") { Cart.new.add("", 3) }
+  end
+
+  it "sums prices" do
+    Cart.new.add("a", 3).add("b", 4).total.should eq 8
+  end
+end
+"""
+
+
+@case("travis")
+def crystal_spec_failure(name: str, shape: str) -> None:
+    """`crystal spec`: `Failure/Error:` with Expected/got and the spec's location, after a passing error spec."""
+    c = Case("crystal", name, shape, "cart")
+    c.files({"src/cart.cr": CRYSTAL_SRC, "spec/cart_spec.cr": CRYSTAL_SPEC, "shard.yml": "name: cart\nversion: 0.1.0\n"})
+    c.step("Crystal version", "crystal --version | head -n 1", env=e(CRYSTAL_CACHE_DIR=str(WORK / "crystal")))
+    c.step("Spec", "crystal spec --no-color",
+           lambda o: req(o, r"^\s+1\) Cart sums prices", r"Failure/Error: ", r"^\s+Expected: 8", r"^\s+got: 7",
+                         r"# spec/cart_spec\.cr:\d+", limit=1),
+           context=lambda o: find(o, r"^\d+ examples, 1 failures", limit=1), env=e(CRYSTAL_CACHE_DIR=str(WORK / "crystal")))
+    c.write(tool="crystal spec", category="test", made_by=made(name, version("crystal --version")))
+
+
+@case("github")
+def crystal_undefined_method(name: str, shape: str) -> None:
+    """`crystal build`: `Error: undefined method` with the source excerpt and caret."""
+    c = Case("crystal", name, shape, "cart")
+    c.files({"src/cart.cr": CRYSTAL_SRC.replace("@items.sum", "@items.summ"),
+             "src/main.cr": 'require "./cart"\nputs Cart.new.add("a", 3).total\n',
+             "shard.yml": "name: cart\nversion: 0.1.0\n"})
+    c.step("Build", "crystal build --no-color src/main.cr -o bin/cart",
+           lambda o: [i for i in req(o, r"^Error: undefined method 'summ'", limit=1)
+                      + block(o, r"^In src/cart\.cr:\d+:\d+", after=4, limit=1) if o[i].strip()],
+           env=e(CRYSTAL_CACHE_DIR=str(WORK / "crystal")))
+    c.write(tool="crystal", category="build", made_by=made(name, version("crystal --version")))
+
+
+ADA_SPEC = """package Ledger is
+   type Cents is range -10_000_000 .. 10_000_000;
+   type Postings is array (Positive range <>) of Cents;
+   function Balance (P : Postings) return Cents;
+end Ledger;
+"""
+ADA_BODY = """package body Ledger is
+   function Balance (P : Postings) return Cents is
+      Sum : Cents := 0;
+   begin
+      for C of P loop
+         Sum := Sum + C;
+      end loop;
+      return Sum;
+   end Balance;
+end Ledger;
+"""
+ADA_TEST = """with Ada.Text_IO; use Ada.Text_IO;
+with Ledger; use Ledger;
+
+procedure Test_Ledger is
+begin
+   Put_Line ("test_error_paths: ok");
+   pragma Assert (Balance ((1 => 1050, 2 => -225)) = 825, "balance of two postings");
+   pragma Assert (Balance ((1 => 100, 2 => 200, 3 => -50)) = 300, "balance with a refund");
+   Put_Line ("all ledger tests passed");
+end Test_Ledger;
+"""
+
+
+@case("jenkins")
+def gnat_compile_error(name: str, shape: str) -> None:
+    """gnatmake: `file.adb:L:C: error:` lines (GNAT 12), then `gnatmake: "…" compilation error`."""
+    c = Case("ada", name, shape, "ledger")
+    c.files({"src/ledger.ads": ADA_SPEC, "src/ledger.adb": ADA_BODY.replace("Sum := Sum + C;", "Sum := Sum + C\n"),
+             "tests/test_ledger.adb": ADA_TEST})
+    c.step("GNAT version", "gnatmake --version | head -n 1")
+    c.step("Build", "mkdir -p obj && gnatmake -gnata -gnatwa -D obj -aIsrc tests/test_ledger.adb -o obj/test_ledger",
+           lambda o: req(o, r"ledger\.adb:\d+:\d+: (error: )?", limit=3))
+    c.write(tool="gnatmake", category="build", made_by=made(name, version("gnatmake --version")))
+
+
+@case("travis")
+def gnat_assertion_failure(name: str, shape: str) -> None:
+    """A GNAT test program's `pragma Assert` fails: `raised ADA.ASSERTIONS.ASSERTION_ERROR : message`."""
+    c = Case("ada", name, shape, "ledger")
+    c.files({"src/ledger.ads": ADA_SPEC, "src/ledger.adb": ADA_BODY.replace("Sum := Sum + C;",
+                                                                            "Sum := Sum + abs C;"),
+             "tests/test_ledger.adb": ADA_TEST})
+    c.step("Build", "mkdir -p obj && gnatmake -q -gnata -D obj -aIsrc tests/test_ledger.adb -o obj/test_ledger")
+    c.step("Test", "./obj/test_ledger", lambda o: req(o, r"^raised .*ASSERTION_ERROR : balance of two postings",
+                                                      limit=1))
+    c.write(tool="gnat", category="test", made_by=made(name, version("gnatmake --version")))
+
+
+RKT_SRC = """#lang racket/base
+(provide total add-item)
+(define (total items) (for/sum ([i items]) (* (hash-ref i 'price) (hash-ref i 'qty 1))))
+(define (add-item cart item)
+  (unless (hash-ref item 'sku #f) (error 'add-item "error: item needs a sku"))
+  (cons item cart))
+"""
+RKT_TEST = """#lang racket/base
+(require rackunit "../cart.rkt")
+(test-case "add-item raises an error without a sku"
+  (check-exn exn:fail? (lambda () (add-item '() (hash 'price 3)))))
+(test-case "total multiplies quantities"
+  (check-equal? (total (list (hash 'price 3 'qty 2) (hash 'price 4))) 10))
+"""
+
+
+@case("gitlab")
+def raco_test_failure(name: str, shape: str) -> None:
+    """`raco test`: rackunit's FAILURE block (name, location, actual, expected)."""
+    c = Case("racket", name, shape, "cart")
+    c.files({"cart.rkt": RKT_SRC.replace("(hash-ref i 'qty 1)", "(hash-ref i 'qty 0)"), "tests/cart-test.rkt": RKT_TEST})
+    c.step("Racket version", "racket --version")
+    c.step("Test", "raco test tests",
+           lambda o: req(o, r"^FAILURE$", r"^name:\s+check-equal\?", r"^location:\s+.*cart-test\.rkt:\d+:\d+",
+                         r"^actual:\s+6", r"^expected:\s+10", limit=1),
+           context=lambda o: find(o, r"^\d+/\d+ test failures", limit=1))
+    c.write(tool="raco test", category="test", made_by=made(name, version("racket --version")))
+
+
+@case("plain")
+def raco_make_unbound_identifier(name: str, shape: str) -> None:
+    """`raco make`: `file.rkt:L:C: name: unbound identifier` with its context lines."""
+    c = Case("racket", name, shape, "cart")
+    c.files({"cart.rkt": RKT_SRC.replace("(cons item cart)", "(cons item carts)"), "tests/cart-test.rkt": RKT_TEST})
+    c.step("Compile", "raco make -v cart.rkt tests/cart-test.rkt",
+           lambda o: block(o, r"cart\.rkt:\d+:\d+: carts: unbound identifier", after=1, limit=1))
+    c.write(tool="raco make", category="build", made_by=made(name, version("racket --version")))
+
+
+KT_SRC = """package shop
+
+data class Item(val sku: String, val price: Int, val qty: Int = 1)
+
+class CartException(message: String) : Exception(message)
+
+fun total(items: List<Item>): Int = items.sumBy { it.price * it.qty }
+
+fun requireSku(item: Item): Item {
+    if (item.sku.isEmpty()) throw CartException("error: item needs a sku")
+    return item
+}
+"""
+KT_TEST = """package shop
+
+fun main() {
+    try {
+        requireSku(Item("", 3))
+        error("expected a CartException")
+    } catch (e: CartException) {
+        println("errorWithoutSku: ok")
+    }
+    val got = total(listOf(Item("a", 3, 2), Item("b", 4)))
+    check(got == 10) { "total of two items should be 10 but was $got" }
+    println("all cart tests passed")
+}
+"""
+
+
+@case("travis")
+def kotlinc_unresolved_reference(name: str, shape: str) -> None:
+    """kotlinc: `file.kt:L:C: error: unresolved reference:` with the source line and caret, after warnings."""
+    c = Case("kotlin", name, shape, "shop")
+    c.files({"src/shop/Cart.kt": KT_SRC.replace("items.sumBy { it.price * it.qty }",
+                                                "items.sumBy { it.price * it.quantity }"),
+             "test/shop/CartTest.kt": KT_TEST})
+    c.step("Kotlin version", "kotlinc -version 2>&1")
+    c.step("Build", "mkdir -p build && kotlinc src test -d build/shop.jar 2>&1",
+           lambda o: block(o, r"src/shop/Cart\.kt:\d+:\d+: error: unresolved reference: quantity", after=2))
+    c.write(tool="kotlinc", category="build", made_by=made(name, version("kotlinc -version 2>&1")))
+
+
+@case("github")
+def kotlin_check_failed(name: str, shape: str) -> None:
+    """A Kotlin test program's `check` fails: `Exception in thread "main" java.lang.IllegalStateException`."""
+    c = Case("kotlin", name, shape, "shop")
+    c.files({"src/shop/Cart.kt": KT_SRC.replace("it.price * it.qty", "it.price"), "test/shop/CartTest.kt": KT_TEST})
+    c.step("Build", "mkdir -p build && kotlinc src test -d build/shop.jar 2>&1")
+    c.step("Test", "kotlin -cp build/shop.jar shop.CartTestKt",
+           lambda o: req(o, r"^Exception in thread \"main\" java\.lang\.IllegalStateException: total of two items",
+                         r"^\s+at shop\.CartTestKt\.main\(CartTest\.kt:\d+\)", limit=1))
+    c.write(tool="kotlin", category="test", made_by=made(name, version("kotlinc -version 2>&1")))
+
+
+CABAL = """cabal-version: 2.4
+name:          ledger
+version:       0.1.0
+build-type:    Simple
+
+library
+  exposed-modules: Ledger
+  hs-source-dirs:  src
+  build-depends:   base >=4 && <5{deps}
+  default-language: Haskell2010
+
+test-suite ledger-test
+  type:             exitcode-stdio-1.0
+  main-is:          Main.hs
+  hs-source-dirs:   test
+  build-depends:    base, ledger
+  default-language: Haskell2010
+"""
+HS_SRC = "module Ledger (balance) where\n\nbalance :: [Int] -> Int\nbalance = sum . filter (> 0)\n"
+HS_TEST = """module Main (main) where
+
+import Control.Monad (unless)
+import Ledger (balance)
+import System.Exit (exitFailure)
+
+main :: IO ()
+main = do
+  putStrLn "errorOnEmptyLedger: ok"
+  let got = balance [1050, -225]
+  unless (got == 825) $ do
+    putStrLn ("test/Main.hs: balance [1050, -225]: expected 825, got " ++ show got)
+    exitFailure
+"""
+
+
+def cabal_env() -> dict[str, str]:
+    """cabal with no package server (a job that never ran `cabal update` and has no index): it builds against
+    GHC's own packages and says so."""
+    config = WORK / "cabal" / "config"
+    if not config.is_file():
+        subprocess.run(["cabal", "user-config", "init"], env={**os.environ, "CABAL_DIR": str(config.parent)},
+                       check=True, capture_output=True)
+        config.write_text(re.sub(r"(?ms)^repository hackage\.haskell\.org\n.*?^$\n", "", config.read_text()))
+    return e(CABAL_DIR=str(WORK / "cabal"))
+
+
+@case("jenkins")
+def cabal_missing_dependency(name: str, shape: str) -> None:
+    """`cabal build` cannot resolve a package it has no index for: `Could not resolve dependencies`."""
+    c = Case("haskell", name, shape, "ledger")
+    c.files({"ledger.cabal": CABAL.replace("{deps}", ", containers, aeson >=2.0"), "src/Ledger.hs": HS_SRC,
+             "test/Main.hs": HS_TEST})
+    c.step("Versions", "ghc --version && cabal --version", env=cabal_env())
+    c.step("Build", "cabal build --offline all",
+           lambda o: req(o, r"Could not resolve dependencies", r"unknown package: aeson", limit=1), env=cabal_env())
+    c.write(tool="cabal", category="dependency", made_by=made(name, version("cabal --version") + ", "
+                                                               + version("ghc --version")))
+
+
+@case("github")
+def cabal_test_failure(name: str, shape: str) -> None:
+    """`cabal test --test-show-details=direct`: the suite's own message, then `Test suite ledger-test: FAIL`."""
+    c = Case("haskell", name, shape, "ledger")
+    c.files({"ledger.cabal": CABAL.replace("{deps}", ""), "src/Ledger.hs": HS_SRC, "test/Main.hs": HS_TEST})
+    c.step("Versions", "ghc --version && cabal --version", env=cabal_env())
+    c.step("Build", "cabal build --offline all", env=cabal_env())
+    c.step("Test", "cabal test --offline --test-show-details=direct",
+           lambda o: req(o, r"^test/Main\.hs: balance \[1050, -225\]: expected 825", limit=1),
+           context=lambda o: find(o, r"^Test suite ledger-test: FAIL", r"^0 of 1 test suites", limit=1),
+           env=cabal_env())
+    c.write(tool="cabal test", category="test", made_by=made(name, version("cabal --version") + ", "
+                                                              + version("ghc --version")))
+
+
+TF_MAIN = """terraform {
+  required_version = ">= 1.5"
+}
+
+variable "environment" {
+  type    = string
+  default = "staging"
+}
+
+locals {
+  name_prefix = "shop-${var.environment}"
+  tags = {
+    owner = "platform"
+    env   = var.environment
+  }
+}
+
+resource "terraform_data" "release" {
+  input = {
+    name = "${local.name_prefix}-release"
+    tags = local.tags
+  }
+}
+
+output "release_name" {
+  value = terraform_data.release.output.name
+}
+"""
+
+
+def tf_env() -> dict[str, str]:
+    return e(TF_IN_AUTOMATION="1", TF_CLI_CONFIG_FILE="/dev/null", CHECKPOINT_DISABLE="1")
+
+
+@case("github")
+def terraform_fmt_check(name: str, shape: str) -> None:
+    """`terraform fmt -check -diff`: the files it would rewrite, with the diff."""
+    c = Case("terraform", name, shape, "infra")
+    bad = TF_MAIN.replace('    owner = "platform"\n    env   = var.environment', '    owner = "platform"\n    env = var.environment')
+    c.files({"main.tf": bad, "modules/net/main.tf": 'variable "cidr" {\n  type = string\n}\n'})
+    c.step("Terraform version", "terraform version", env=tf_env())
+    c.step("Format", "terraform fmt -check -recursive -diff -no-color",
+           lambda o: req(o, r"^main\.tf$", limit=1), env=tf_env())
+    c.write(tool="terraform fmt", category="lint", made_by=made(name, version("terraform version")))
+
+
+@case("travis")
+def terraform_validate_undeclared(name: str, shape: str) -> None:
+    """`terraform validate`: `Error: Reference to undeclared input variable` with its block and source lines."""
+    c = Case("terraform", name, shape, "infra")
+    c.files({"main.tf": TF_MAIN.replace("env   = var.environment", "env   = var.enviroment")})
+    c.step("Init", "terraform init -input=false -no-color", env=tf_env())
+    c.step("Validate", "terraform validate -no-color",
+           lambda o: req(o, r"Error: Reference to undeclared input variable", r"on main\.tf line \d+, in locals:",
+                         r"^\s*│?\s*\d+:\s+env\s+= var\.enviroment",
+                         r"An input variable with the name \"enviroment\" has not", r"^\s*│?\s*mean \"environment\"",
+                         limit=1), env=tf_env())
+    c.write(tool="terraform validate", category="config", made_by=made(name, version("terraform version")))
+
+
+@case("jenkins")
+def terraform_init_provider_missing(name: str, shape: str) -> None:
+    """`terraform init` against a provider mirror that lacks the provider: `Failed to query available provider
+    packages`."""
+    c = Case("terraform", name, shape, "infra")
+    mirror = c.dir / "vendor" / "providers"  # a vendored mirror the job was meant to fill first
+    mirror.mkdir(parents=True, exist_ok=True)
+    c.files({"main.tf": TF_MAIN.replace('  required_version = ">= 1.5"', '  required_version = ">= 1.5"\n'
+                                        '  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n'
+                                        '      version = "~> 5.40"\n    }\n  }'),
+             ".terraformrc": f'provider_installation {{\n  filesystem_mirror {{\n    path = "{mirror}"\n  }}\n}}\n'})
+    c.step("Init", "terraform init -input=false -no-color",
+           lambda o: req(o, r"Error: Failed to query available provider packages",
+                         r"Could not retrieve the list of available versions for provider hashicorp/aws",
+                         r"^provider registry\.terraform\.io/hashicorp/aws was not found", r"^search locations$",
+                         limit=1),
+           env={**tf_env(), "TF_CLI_CONFIG_FILE": str(c.dir / ".terraformrc")})
+    c.write(tool="terraform init", category="dependency", made_by=made(name, version("terraform version")
+                                                                        + "; an empty provider mirror"))
+
+
+
+# ================================================================ more noise for the languages outside users bring most
+
+@case("github")
+def tox_lint_ok_then_tests_fail(name: str, shape: str) -> None:
+    """tox runs a passing lint env (`lint: OK`) and a failing test env; its closing summary mixes OK and FAIL."""
+    c = Case("python", name, shape, "feed")
+    c.files({"src/feed.py": PY_LIB, "tests/test_feed.py": PY_TESTS.replace("assert total_quantity(records) == 5",
+                                                                          "assert total_quantity(records) == 5\n"
+                                                                          "    assert total_quantity([]) == 0"),
+             "pyproject.toml": "[build-system]\nrequires = ['setuptools>=61']\nbuild-backend = 'setuptools.build_meta'\n\n"
+                               "[project]\nname = 'feed'\nversion = '0.5.0'\n\n[tool.setuptools]\npackage-dir = "
+                               "{'' = 'src'}\npy-modules = ['feed']\n",
+             "tox.ini": "[tox]\nenv_list = lint, py311\n\n[testenv]\ndeps = pytest==8.3.4\n"
+                        "commands = pytest -q -p no:cacheprovider tests\n\n[testenv:lint]\nskip_install = true\n"
+                        "deps = ruff==0.7.4\ncommands = ruff check --output-format=concise src tests\n"})
+    c.step("Set up Python", "python3 --version && python3 -m venv .venv && .venv/bin/pip install -q tox==4.23.2",
+           env=e())
+    c.step("Tox", ".venv/bin/tox", lambda o: pytest_failure(o, "test_total_counts_returns"),
+           context=lambda o: find(o, r"^\s+py311: FAIL code 1", limit=1), env=e(), show="tox")
+    c.write(tool="pytest", category="test", made_by=made(name, "tox 4.23.2, ruff 0.7.4, pytest 8.3.4"))
+
+
+@case("travis")
+def pip_sdist_c_extension_fails(name: str, shape: str) -> None:
+    """`pip install -r requirements.txt` builds a vendored sdist whose C extension does not compile: gcc's error
+    inside pip's `Building wheel` output, then `Failed building wheel` and `Could not build wheels`."""
+    c = Case("python", name, shape, "feed")
+    c.files({"vendor/fastsum/setup.py": "from setuptools import Extension, setup\n\nsetup(name='fastsum', version='1.0.3', "
+                                        "ext_modules=[Extension('fastsum', ['fastsum.c'], "
+                                        "extra_compile_args=['-Wall', '-Werror=implicit-function-declaration'])])\n",
+             "vendor/fastsum/pyproject.toml": "[build-system]\nrequires = ['setuptools>=61', 'wheel']\n"
+                                              "build-backend = 'setuptools.build_meta'\n",
+             "vendor/fastsum/fastsum.c": """#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+static PyObject *total(PyObject *self, PyObject *args) {
+    PyObject *seq;
+    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    long sum = 0;
+    Py_ssize_t n = PySequence_Length(seq);
+    for (Py_ssize_t i = 0; i < n; i++) sum += PyLong_AsLong(PySequence_GetItem(seq, i));
+    return PyLong_FromLong(sum)
+}
+
+static PyMethodDef methods[] = {{"total", total, METH_VARARGS, "error-free sum"}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "fastsum", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_fastsum(void) { return PyModule_Create(&mod); }
+""",
+             "requirements.txt": "pytest==8.3.4\n./vendor/fastsum\n", "src/feed.py": PY_LIB})
+    c.step("Set up Python", "python3 --version && python3 -m venv .venv", env=e())
+    c.step("Install dependencies", ".venv/bin/pip install -r requirements.txt",
+           lambda o: block(o, r"fastsum\.c:\d+:\d+: error: ", after=3, limit=1)
+           + req(o, r"^\s*ERROR: Failed building wheel for fastsum", limit=1),
+           context=lambda o: find(o, r"Could not build wheels for fastsum", limit=1), env=e())
+    c.write(tool="pip", category="dependency",
+            made_by=made(name, "pip 23.0.1, setuptools from PyPI, " + version("gcc --version")))
+
+
+@case("jenkins")
+def surefire_ignored_failures_then_javadoc(name: str, shape: str) -> None:
+    """`-Dmaven.test.failure.ignore=true`: a test fails and Maven carries on (`[ERROR] Tests run: …, Failures: 1`,
+    `BUILD` goes on); the build then fails in javadoc, the job's real failure."""
+    j = java_gen()
+    c = Case("java", name, shape, "invoice")
+    jd = ("<configuration><doclint>all</doclint><failOnWarnings>true</failOnWarnings></configuration>"
+          "<executions><execution><id>docs</id><goals><goal>javadoc</goal></goals><phase>verify</phase>"
+          "</execution></executions>")
+    pom = j.pom(plugins=j.PLUGIN.format(a="maven-javadoc-plugin", v="3.4.1", extra=jd))
+    j.project(c, pom, **{j.SRC + "TaxTable.java": j.TAX.replace('rates.put("NL", 21);', 'rates.put("NL", 12);'),
+                         j.SRC + "Money.java": j.MONEY.replace("     * @param percent the percentage",
+                                                               "     * @param pct the percentage")})
+    j.setup(c)
+    j.mvn(c, "-Dmaven.test.failure.ignore=true verify",
+          lambda o: req(o, r"^\[ERROR\] /\S+Money\.java:\d+: error: ", r"^\[ERROR\] Failed to execute goal "
+                        r"org.apache.maven.plugins:maven-javadoc-plugin", limit=2), ntp=True)
+    c.write(tool="maven-javadoc-plugin", category="lint",
+            made_by=made(name, f"{j.MVN}, {j.JAVAC}, JUnit 4.13.2, maven-javadoc-plugin 3.4.1 against Debian's "
+                               "maven-repo; test failures ignored by -Dmaven.test.failure.ignore=true"))
+
+
+MOCHA_TEST = """const assert = require('assert');
+const { addItem, total, discount } = require('../src/cart');
+
+describe('cart', function () {
+  it('should throw an error when the sku is missing', function () {
+    assert.throws(() => addItem({ items: [] }, { price: 3 }), /item needs a sku/);
+  });
+  it('should fail gracefully on null items', function () {
+    assert.throws(() => addItem({ items: [] }, null));
+  });
+  it('sums prices', function () {
+    assert.strictEqual(total({ items: [{ sku: 'a', price: 3, qty: 2 }] }), 6);
+  });
+  it('loads the price list from the pricing service', function (done) {
+    const fetchPrices = (cb) => setTimeout(() => cb(null, { a: 3 }), 5000);
+    fetchPrices((err, prices) => {
+      assert.ifError(err);
+      assert.strictEqual(prices.a, 3);
+      done();
+    });
+  });
+  it('warns on unknown discount codes', function () {
+    assert.strictEqual(discount({ items: [{ sku: 'a', price: 10 }] }, 'BOGUS'), 10);
+  });
+});
+"""
+
+
+@case("travis")
+def mocha_timeout_with_error_names(name: str, shape: str) -> None:
+    """mocha: passing `should throw an error…`/`should fail gracefully…` tests and console output; one test times
+    out (`Error: Timeout of 2000ms exceeded`)."""
+    c = Case("javascript", name, shape, "cart")
+    npm_project(c, {"mocha": "10.8.2"}, {"test": "mocha --reporter spec"},
+                {"src/cart.js": CART_JS, "test/cart.test.js": MOCHA_TEST}, lock=False)
+    c.step("Install", "npm install --no-audit --no-fund", env=npm_env(c))
+    c.step("Test", "npm test", lambda o: req(o, r"^\s+1\) cart$", r"^\s+loads the price list from the pricing service:$",
+                                             r"Error: Timeout of 2000ms exceeded", limit=1), env=npm_env(c))
+    c.write(tool="mocha", category="test", made_by=made(name, "npm " + version("npm --version") + ", mocha 10.8.2"))
+
+
+@case("github")
+def npm_ci_no_space_left(name: str, shape: str) -> None:
+    """`npm ci` into a node_modules on a full disk (a tiny tmpfs): npm only warns (`npm warn tar TAR_ENTRY_ERROR
+    ENOSPC`) and exits 0; the next step fails on the half-written install."""
+    c = Case("javascript", name, shape, "cart")
+    npm_project(c, {"jest": "29.7.0", "typescript": "5.6.3"}, {"test": "jest"},
+                {"src/cart.js": CART_JS, "test/cart.test.js": CART_TEST})
+    nm = c.dir / "node_modules"
+    nm.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=25m", "tmpfs", str(nm)], check=True)
+    try:
+        out = c.step("Install", "npm ci --no-audit --no-fund", env=npm_env(c))
+        c.steps[-1].causal = need(find(out, r"TAR_ENTRY_ERROR ENOSPC: no space left on device", limit=3), "ENOSPC", out)
+        c.step("Test", "npm test", lambda o: req(o, r"jest: not found|Cannot find module|Error: ", limit=1),
+               env=npm_env(c))
+    finally:
+        subprocess.run(["umount", str(nm)], check=False)
+    c.write(tool="npm", category="infrastructure", made_by=made(name, "npm " + version("npm --version")
+                                                                 + "; node_modules on a 25 MiB tmpfs"))
+
+
+@case("jenkins")
+def pytest_timeout_in_test(name: str, shape: str) -> None:
+    """pytest-timeout stops a hanging test (`Failed: Timeout >2.0s`) among passing `test_error_*` tests."""
+    hang = PY_TESTS + """
+
+def test_fetch_partner_feed():
+    import socket
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    client = socket.create_connection(server.getsockname())
+    client.recv(1024)  # the partner never answers
+"""
+    c = Case("python", name, shape, "feed")
+    c.files({"src/feed.py": PY_LIB.replace('if r["qty"] > 0', ""), "tests/test_feed.py": hang,
+             "pytest.ini": "[pytest]\npythonpath = src\ntimeout = 2\n",
+             "requirements-dev.txt": "pytest==8.3.4\npytest-timeout==2.3.1\n"})
+    py_venv(c, "-r requirements-dev.txt")
+    c.step("Test", ".venv/bin/pytest -p no:cacheprovider -v tests",
+           lambda o: req(o, r"^_+ test_fetch_partner_feed _+$", r"^E\s+Failed: Timeout", r"^tests/test_feed\.py:\d+: ",
+                         r"^FAILED tests/test_feed\.py::test_fetch_partner_feed", limit=1),
+           context=lambda o: find(o, r"^=+ \d+ failed", limit=1), env=e(), show="pytest -v tests")
+    c.write(tool="pytest", category="test", made_by=made(name, "pytest 8.3.4, pytest-timeout 2.3.1"))
+
+
 # ================================================================ driver
 
 def main(argv: list[str]) -> int:
