@@ -117,6 +117,11 @@ _NEEDS: dict[re.Pattern[str], tuple[str, ...]] = {
                 "building", "checking", "running", "unpacking", "preparing", "using", "setting up", "get:",
                 "progress", "pulling", "extracting", "%", "[="),
 }
+# Whether a line holds a `path:line` (or `path:line:col`), not where: a path's last character before the dot is
+# then enough, looked behind from the dot (which `re` finds fast), instead of every run of path characters tried
+# from every position. A pattern edited so that the rewrite no longer applies is used as it is.
+_PATH_LINE_SEEN, _PATH_LINE_COL_SEEN = (re.compile(p.pattern.replace(r"[\w./\\-]+\.", r"(?<=[\w./\\-])\.", 1))
+                                        for p in (_PATH_LINE, _PATH_LINE_COL))
 # The same for `_EXC_NAME`, which is case-sensitive: its words are looked for in the line as it is.
 _EXC_WORDS = ("Error", "Exception", "Failure", "Fault")
 
@@ -252,7 +257,7 @@ def _line_row(text: str) -> dict[str, float]:
     low = s.lower() if s.isascii() else None
     words_low = low if low is None or words is s else words.lower()
     # A `path:line:col` is a `path:line` too: the narrower shape is looked for only where the wider one is.
-    path_line = _PATH_LINE.search(s) is not None
+    path_line = _PATH_LINE_SEEN.search(s) is not None
     row = {
         "err_word": _seen(_ERR_WORD, words, words_low),
         "err_start": float(bool(_ERR_START.search(s))),
@@ -263,7 +268,7 @@ def _line_row(text: str) -> dict[str, float]:
         "negated": _seen(_NEGATED, words, words_low),
         "success": _seen(_SUCCESS, words, words_low),
         "path_line": float(path_line),
-        "path_line_col": float(path_line and _PATH_LINE_COL.search(s) is not None),
+        "path_line_col": float(path_line and _PATH_LINE_COL_SEEN.search(s) is not None),
         "line_word": _seen(_LINE_WORD, s, low),
         "frame": float(bool(_FRAME.search(s))),
         "caret": float(bool(_CARET.search(s))),
@@ -281,13 +286,27 @@ def _line_row(text: str) -> dict[str, float]:
         "indent_deep": float(indent >= 4),
         "len_log": math.log1p(n) / 5.0,
     }
-    if n:
+    if n and low is not None:
+        # An ASCII line: the characters of each kind are those bytes.translate deletes, at C speed.
+        data = stripped.encode("ascii")
+        upper = n - len(data.translate(None, _ASCII_UPPER))
+        digits = n - len(data.translate(None, _ASCII_DIGITS))
+        row["upper_frac"] = upper / n
+        row["digit_frac"] = digits / n
+        row["punct_frac"] = len(data.translate(None, _ASCII_ALNUM_SPACE)) / n
+    elif n:
         # Counted by str's own methods mapped over the line, not a generator step per character; no character
         # is both alphanumeric and a space (tests/ci/test_locator.py), so the rest is punctuation.
         row["upper_frac"] = sum(map(str.isupper, stripped)) / n
         row["digit_frac"] = sum(map(str.isdigit, stripped)) / n
         row["punct_frac"] = (n - sum(map(str.isalnum, stripped)) - sum(map(str.isspace, stripped))) / n
     return row
+
+
+# The ASCII characters str.isupper, str.isdigit, and str.isalnum or str.isspace are true of, asked of each.
+_ASCII_UPPER = bytes(c for c in range(128) if chr(c).isupper())
+_ASCII_DIGITS = bytes(c for c in range(128) if chr(c).isdigit())
+_ASCII_ALNUM_SPACE = bytes(c for c in range(128) if chr(c).isalnum() or chr(c).isspace())
 
 
 def _is_errorish(row: Mapping[str, float]) -> bool:

@@ -133,7 +133,9 @@ def test_expected_and_actual_in_other_runners_words_read_as_an_assertion() -> No
 def test_character_fractions_count_what_they_say() -> None:
     # _line_row counts punctuation as what is neither alphanumeric nor a space: true only if no character is both.
     assert not any(chr(i).isalnum() and chr(i).isspace() for i in range(sys.maxunicode + 1))
-    for text in ("  ERROR: main.go:12:3: undefined: foo", "Ünïcödé — ½ ٣ x\u3000y!", "\t#!@ 42"):
+    every_ascii = "".join(map(chr, range(1, 128)))
+    for text in ("  ERROR: main.go:12:3: undefined: foo", "Ünïcödé — ½ ٣ x\u3000y!", "\t#!@ 42", every_ascii,
+                 "x" + every_ascii[::-1] + "\x1c\x1f y"):
         stripped = text.rstrip().lstrip()
         row = _line_row(text)
         n = len(stripped)
@@ -224,6 +226,10 @@ def test_the_words_skip_only_patterns_that_cannot_match() -> None:
               "npm ERR! code ELIFECYCLE", "expected 3 but was 4", "  File \"x.py\", line 3", "Process completed",
               "timed out", "time out", "Downloaded 3 MB", "result was", "should equal", "Error_reporting"]
     assert len(lines) > 500
+    from repopilot.ci.locator import _PATH_LINE_COL_SEEN, _PATH_LINE_SEEN
+
+    assert "(?<=" in _PATH_LINE_SEEN.pattern and "(?<=" in _PATH_LINE_COL_SEEN.pattern  # the rewrite applies
+    lines += ["a.b:3", "./x.py(3,4)", "a..b:3", ".go:3", "-.c:[1,2]", "é.c:3", "x.c :3", "x/y.c:12:3"]
     for text in lines:
         row = _line_row(text)
         assert {k: row[k] for k in _ungated(text)} == _ungated(text), text
