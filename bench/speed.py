@@ -25,6 +25,8 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
   sampled: wait4's would count this bench's own pages, which the child had before its exec);
 - `forked`: the same with REPOPILOT_SCAN_WORKERS set to the CPUs (at most 4): a big file is scanned in parts by
   forked workers (ci/split.py): time, CPU of all its processes and the tree's peak RSS;
+- `ahead`: the same with REPOPILOT_SCAN_AHEAD=1: one pass that reads and scans the next piece in a thread
+  (ci/ahead.py): time, CPU and peak RSS;
 - `fixed`: the same command on the first 12 KB of a real log: what any run costs (start-up, imports, the catalog,
   the trace), the floor under `whole` whatever the log's size.
 The table shows medians (seconds) and the median of the per-run ratios whole/grep, inproc/grep, fixed/grep and
@@ -233,13 +235,15 @@ class _TreeMemory:
         self._thread.join()
 
 
-def _whole(path: Path, runs_dir: str, workers: int | None = None) -> dict[str, object]:
+def _whole(path: Path, runs_dir: str, workers: int | None = None, *, ahead: bool = False) -> dict[str, object]:
     """One `repopilot diagnose` process: seconds, CPU seconds (its workers included), peak RSS of its largest
     process (its VmHWM), peak RSS and PSS summed over its processes (sampled), and its report."""
     exe = shutil.which("repopilot", path=str(Path(sys.executable).parent)) or "repopilot"
     env = {**os.environ, "REPOPILOT_RUNS_DIR": runs_dir}
     if workers is not None:
         env["REPOPILOT_SCAN_WORKERS"] = str(workers)
+    if ahead:
+        env["REPOPILOT_SCAN_AHEAD"] = "1"
     env.pop("REPOPILOT_MODEL", None)
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
@@ -275,7 +279,8 @@ def _cpus() -> int:
 def _measure(path: Path, runs: int, small: Path) -> dict[str, object]:
     _warm(path)
     rows: dict[str, list[float]] = {k: [] for k in ("grep", "hs", "inproc", "whole", "cpu", "rss", "rss_sum",
-                                                    "tree", "fixed", "forked", "forked_cpu", "forked_rss")}
+                                                    "tree", "fixed", "forked", "forked_cpu", "forked_rss",
+                                                    "ahead", "ahead_cpu", "ahead_rss")}
     stages: dict[str, float] = {}
     report: dict[str, object] = {}
     processes = 1
@@ -297,11 +302,15 @@ def _measure(path: Path, runs: int, small: Path) -> dict[str, object]:
             forked = _whole(path, runs_dir, workers=_cpus())
             for k, v in (("forked", "seconds"), ("forked_cpu", "cpu"), ("forked_rss", "tree")):
                 rows[k].append(forked[v])  # type: ignore[arg-type]
+            # And one pass reading ahead in a thread (REPOPILOT_SCAN_AHEAD).
+            ahead = _whole(path, runs_dir, ahead=True)
+            for k, v in (("ahead", "seconds"), ("ahead_cpu", "cpu"), ("ahead_rss", "tree")):
+                rows[k].append(ahead[v])  # type: ignore[arg-type]
         # The stage profile: one pass in one process (a split scan's stages run in several).
         stages = json.loads(_child(_INPROC_CHILD, str(path), str(ROOT), "profile"))["stages"]
     med = {k: statistics.median(v) for k, v in rows.items()}
     ratio = {k: statistics.median(a / g for a, g in zip(rows[k], rows["grep"], strict=True) if g)
-             for k in ("hs", "inproc", "whole", "fixed", "forked")}
+             for k in ("hs", "inproc", "whole", "fixed", "forked", "ahead")}
     ratio["whole/hs"] = statistics.median(a / h for a, h in zip(rows["whole"], rows["hs"], strict=True) if h)
     return {"median": med, "ratio": ratio, "runs": rows, "stages": stages, "processes": processes,
             "lines": report.get("lines"), "category": report.get("category"),
@@ -314,10 +323,12 @@ def _print_row(name: str, mb: int, r: dict[str, object]) -> None:
     print(f"{name:<12} {mb:>4} MB | grep {med['grep']:6.3f} | hs {med['hs']:6.3f} ({ratio['hs']:4.1f}x) | "
           f"in-process {med['inproc']:6.3f} ({ratio['inproc']:4.1f}x) | whole {med['whole']:6.3f} "
           f"({ratio['whole']:4.1f}x; {ratio['whole/hs']:4.1f}x hs), CPU {med['cpu']:6.3f} in {r['processes']} "
-          f"processes, peak RSS {med['tree']:4.0f} MB (shared pages once; summed {med['rss_sum']:4.0f} MB, largest "
+          f"processes, peak RSS {med['tree']:5.1f} MB (shared pages once; summed {med['rss_sum']:4.0f} MB, largest "
           f"process {med['rss']:4.0f} MB) | {r['category']} {r['top_rule']}", flush=True)
     print(f"{'':<20} | forked ({_cpus()} workers): whole {med['forked']:6.3f} ({ratio['forked']:4.1f}x), CPU "
-          f"{med['forked_cpu']:6.3f}, peak RSS {med['forked_rss']:4.0f} MB | fixed cost, the same command on a 12 KB "
+          f"{med['forked_cpu']:6.3f}, peak RSS {med['forked_rss']:4.0f} MB | ahead (one pass, a thread reading ahead): "
+          f"whole {med['ahead']:6.3f} ({ratio['ahead']:4.1f}x), CPU {med['ahead_cpu']:6.3f}, peak RSS "
+          f"{med['ahead_rss']:5.1f} MB | fixed cost, the same command on a 12 KB "
           f"log: {med['fixed']:5.3f} "
           f"({ratio['fixed']:4.1f}x grep)", flush=True)
 

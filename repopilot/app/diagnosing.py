@@ -56,7 +56,7 @@ def diagnose(sources: Sequence[LogInput], settings: Settings, *, baseline: LogIn
                 with (progress or _no_progress)(log) as on_bytes:
                     result = diagnose_input(log, baseline=baseline, model=model, recorder=rec, scanner=scanner,
                                             token_budget=settings.token_budget, progress=on_bytes,
-                                            workers=settings.scan_workers,
+                                            workers=settings.scan_workers, ahead=settings.scan_ahead,
                                             workspace=settings.actions.get("GITHUB_WORKSPACE"))
                 # `run_id` is the CI run (from a run URL); `trace_run_id` names this diagnosis's own trace.
                 reports.append(result.report().model_copy(update={"trace_run_id": rec.trace.run_id}))

@@ -27,6 +27,7 @@ from .window import Chunk, LineGetter, Window
 __all__ = ["LATE", "LATE_BYTES", "LateHit", "LateHits"]
 
 LATE = 50  # latest hits grown per rule
+_ROOM = 2 * LATE  # candidates a rule's queue holds (room for lines the check rejects)
 LATE_BYTES = 16 * 1024  # kept on each side of a late hit: what its block can grow into
 _TOTAL = 128  # late hits kept over all rules
 _BUDGET = 8 * 1024 * 1024  # and their bytes
@@ -77,14 +78,34 @@ class _Held:
     kept_bytes: int = 0  # their sizes: what copying their lines out would take
 
 
+class _Queue:
+    """A rule's latest `_ROOM` candidates, as numbered slots: a candidate that can no longer be grown (cut, rejected
+    by the check, given up) is let go while its slot still counts, so that the same ones leave the queue as if it
+    stayed (a log where rules fire thousands of times would otherwise hold a hundred dead candidates per rule)."""
+
+    __slots__ = ("added", "slots")
+
+    def __init__(self) -> None:
+        self.added = 0  # slots ever taken
+        self.slots: deque[tuple[int, LateHit]] = deque()  # (slot number, candidate), the live ones
+
+    def items(self) -> list[LateHit]:
+        return [i for _, i in self.slots]
+
+
+def _dead(item: LateHit) -> bool:
+    return item.chunk is None and not item.size
+
+
 class LateHits:
-    """Per rule its latest `2 * LATE` candidates (room for lines the check rejects); `capped` counts the rest."""
+    """Per rule its latest `_ROOM` candidates; `capped` counts the rest."""
 
     def __init__(self, capped: dict[str, int], reread: Reread | None = None) -> None:
         self.capped = capped
         self._reread = reread  # chunks that can be read again are not held (`keep`)
         self._last: tuple[Origin | None, bytes | None] = (None, None)  # the chunk read again last
-        self.queues: dict[str, deque[LateHit]] = {}
+        self.queues: dict[str, _Queue] = {}
+        self._dirty: set[str] = set()  # queues that may hold dead candidates
         self._waiting: dict[int, list[LateHit]] = {}  # a chunk's first line -> the candidates on it
         self._kept: deque[LateHit] = deque()  # checked ones holding bytes, oldest first
         self._kept_count = 0
@@ -104,14 +125,18 @@ class LateHits:
         for rid in rule_ids:
             queue = self.queues.get(rid)
             if queue is None:
-                queue = self.queues[rid] = deque(maxlen=2 * LATE)
-            if len(queue) == queue.maxlen:
-                old = queue[0]
-                old.queued -= 1
-                if not old.queued:
-                    self._drop(old)
+                queue = self.queues[rid] = _Queue()
+            slot = queue.added
+            queue.added += 1
+            if slot >= _ROOM:  # slot `slot - _ROOM` leaves the queue
+                slots = queue.slots
+                if slots and slots[0][0] == slot - _ROOM:
+                    old = slots.popleft()[1]
+                    old.queued -= 1
+                    if not old.queued:
+                        self._drop(old)
                 self.count(rid)
-            queue.append(item)
+            queue.slots.append((slot, item))
             item.queued += 1
         if chunk is not None:
             waiting = self._waiting.get(chunk.first)
@@ -123,7 +148,11 @@ class LateHits:
     def leaving(self, chunk: Chunk) -> list[LateHit]:
         """The candidates on `chunk` (about to leave memory) worth checking: the latest ones, as many as the newer
         ones in memory leave places for (the others are counted)."""
-        items = [i for i in self._waiting.pop(chunk.first, ()) if i.queued and i.chunk is chunk]
+        self._let_dead_go()
+        waiting = self._waiting.pop(chunk.first, ())
+        for i in waiting:  # each is checked now, or cut: most are dead once the chunk is gone
+            self._dirty.update(i.rule_ids)
+        items = [i for i in waiting if i.queued and i.chunk is chunk]
         newer = sum(1 for waiting in self._waiting.values() for i in waiting if i.queued)
         cut = max(0, len(items) - max(0, _TOTAL - newer))
         for i in items[:cut]:
@@ -133,7 +162,7 @@ class LateHits:
 
     def unchecked(self) -> list[LateHit]:
         """At the end: the candidates still in memory, in line order."""
-        items = {id(i): i for q in self.queues.values() for i in q if i.chunk is not None}
+        items = {id(i): i for q in self.queues.values() for _, i in q.slots if i.chunk is not None}
         return sorted(items.values(), key=lambda i: i.line)
 
     def keep(self, item: LateHit, data: bytes, lo: int, hi: int, at: int, origin: Origin | None = None) -> None:
@@ -187,9 +216,16 @@ class LateHits:
         chunk = self._last[1]
         return None if chunk is None else item.window(chunk)
 
+    def _let_dead_go(self) -> None:
+        for rid in self._dirty:
+            queue = self.queues[rid]
+            queue.slots = deque(s for s in queue.slots if not _dead(s[1]))
+        self._dirty.clear()
+
     def _drop(self, item: LateHit) -> None:
         data, size = item.data, item.size
         item.found, item.data, item.size, item.chunk, item.origin = _NOT_CHECKED, b"", 0, None, None
+        self._dirty.update(item.rule_ids)
         if not size:
             return
         self._kept_count -= 1
@@ -209,7 +245,7 @@ class LateHits:
         """Each rule's latest `LATE` that it won, in line order."""
         late: dict[int, LateHit] = {}
         for rid, queue in self.queues.items():
-            won = [i for i in queue if i.found and i.found[0][0].id == rid]
+            won = [i for _, i in queue.slots if i.found and i.found[0][0].id == rid]
             for i in won[-LATE:]:
                 late[i.line] = i
         return [late[n] for n in sorted(late)]

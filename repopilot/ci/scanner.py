@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..core import ConfigError
+from .ahead import scanned_ahead
 from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule
@@ -161,6 +162,10 @@ class _Engine:
         """(end offset, pattern id) of every match (ends first: sorting them is a plain sort)."""
         raise NotImplementedError
 
+    def bound(self) -> Callable[[bytes], list[tuple[int, int]]]:
+        """`scan` as this thread would run it, for a thread that scans on its behalf while it does not."""
+        return self.scan
+
 
 class _ReEngine(_Engine):
     """The fallback without hyperscan. Python `re` pays for every position it tries, so the patterns anchored at a
@@ -275,13 +280,22 @@ class _HyperscanEngine(_Engine):
         return scratch
 
     def scan(self, data: bytes) -> list[tuple[int, int]]:
+        return self._scan(data, self._thread_scratch())
+
+    def bound(self) -> Callable[[bytes], list[tuple[int, int]]]:
+        # This thread's scratch space: a thread reading ahead for it (ci/ahead.py) needs no clone of its own (one
+        # is as big as the database's widest state, most of a megabyte for the catalog).
+        scratch = self._thread_scratch()
+        return lambda data: self._scan(data, scratch)
+
+    def _scan(self, data: bytes, scratch: Any) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         append = out.append
 
         def on_match(pid: int, start: int, end: int, flags: int, context: Any) -> None:
             append((end, pid))
 
-        self._db.scan(data, match_event_handler=on_match, scratch=self._thread_scratch())
+        self._db.scan(data, match_event_handler=on_match, scratch=scratch)
         return out
 
 
@@ -346,12 +360,20 @@ class Scanner:
         kw = [(KEYWORDS.encode(), True)]
         self._keywords: _Engine = _HyperscanEngine(kw, cache_dir) if use_hs else _ReEngine(kw)
 
-    def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None) -> ScanResult:
+    def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None, ahead: bool = False) -> ScanResult:
+        """`ahead`: read and scan the next piece in a thread while this one's lines are worked on (ci/ahead.py)."""
         res = ScanResult(engine=self.engine.name)
         reread = rereader(stream)
-        pieces = located_pieces(stream, self.chunk_size, res)
-        return self.scan_pieces(((p, OWN, o if reread is not None else None) for p, o in pieces), res,
-                                progress=progress, reread=reread)
+        pieces = ((p, OWN, o if reread is not None else None)
+                  for p, o in located_pieces(stream, self.chunk_size, res))
+        # Hyperscan and reading let the interpreter lock go: the next piece is read and scanned in a thread while
+        # this one's lines are worked on (ci/ahead.py). Python `re` holds the lock: nothing to overlap.
+        if ahead and self.engine.name == "hyperscan":
+            engine_scan = self.engine.bound()
+            scanned = scanned_ahead(pieces, lambda p: engine_scan(p[0]))
+        else:
+            scanned = ((p, self._matches(p)) for p in pieces)
+        return self._scan(scanned, res, progress=progress, reread=reread)
 
     def scan_pieces(self, pieces: Iterable[Piece], res: ScanResult, *, progress: ProgressFn | None = None,
                     at_end: bool = True, reread: Reread | None = None) -> ScanResult:
@@ -359,11 +381,20 @@ class Scanner:
         answers for; numbered up to line 0) and `TRAIL` (after it) are only context for blocks that run into
         them: ci/split.py scans a big file in parts this way. `at_end`: the last piece is the log's end (the tail,
         the last commands and keywords are read there). `reread`: reads a piece again by its origin."""
+        return self._scan(((p, self._matches(p)) for p in pieces), res, progress=progress, at_end=at_end,
+                          reread=reread)
+
+    def _matches(self, piece: Piece) -> list[tuple[int, int]] | None:
+        """The engine's matches in a piece the scan answers for (None for context)."""
+        return self.engine.scan(piece[0]) if piece[1] == OWN else None
+
+    def _scan(self, scanned: Iterable[tuple[Piece, list[tuple[int, int]] | None]], res: ScanResult, *,
+              progress: ProgressFn | None, at_end: bool = True, reread: Reread | None) -> ScanResult:
         window = Window()
         state = _State(res, reread)
         pending: tuple[list[int], dict[int, set[int]]] | None = None
         next_line = 1
-        for cleaned, role, origin in pieces:
+        for (cleaned, role, origin), matches in scanned:
             if role == LEAD:
                 newlines = cleaned.count(b"\n")
                 chunk = Chunk(cleaned, 1 - newlines, newlines)
@@ -371,7 +402,7 @@ class Scanner:
                 window.push(chunk)
                 continue
             if role == OWN:
-                order, by_line, newlines, anchors = self._locate(cleaned, next_line, self.engine.scan(cleaned))
+                order, by_line, newlines, anchors = self._locate(cleaned, next_line, matches or [])
             else:
                 order, by_line, newlines, anchors = [], {}, cleaned.count(b"\n"), []
             chunk = Chunk(cleaned, next_line, newlines, origin)

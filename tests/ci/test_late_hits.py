@@ -73,12 +73,12 @@ def test_sparse_kept_hits_copy_their_lines_out_and_let_their_chunk_go() -> None:
     for k, data in enumerate(big):
         n = k + 1
         hits.add(n, (0,), ("r",), None, False)
-        item = hits.queues["r"][-1]
+        item = hits.queues["r"].items()[-1]
         item.found = [(rule, {}, "m")]  # type: ignore[list-item]
         hits.keep(item, data, 1024, 3072, 0)  # lines 2 and 3 of the chunk
     # Only the chunk checked last is held; the older hits copied their two lines out.
     assert _held_bytes(hits) == len(big[-1])
-    kept = [i for i in hits.queues["r"] if i.size]
+    kept = [i for i in hits.queues["r"].items() if i.size]
     assert all(len(i.data) == 2048 for i in kept[:-1]) and kept[-1].data is big[-1]
     assert all(i.data[i.lo:i.hi] == chunks[i.line - 1] * 2 for i in kept)
     assert [i.window().get(i.line) for i in kept[:1]] == [chunks[kept[0].line - 1][:-1].decode()]
@@ -95,17 +95,17 @@ def test_dense_kept_hits_share_their_chunk_until_too_few_are_left() -> None:
             n += 1
             rule = rules[n % 100]
             hits.add(n, (0,), (rule.id,), None, False)
-            item = hits.queues[rule.id][-1]
+            item = hits.queues[rule.id].items()[-1]
             item.found = [(rule, {}, "m")]  # type: ignore[list-item]
             lo = max(0, k * 8 * 1024 - 16 * 1024)
             hits.keep(item, data, lo, min(len(data), lo + 32 * 1024), k * 8 * 1024 - lo)
             # What late hits hold never passes what they keep plus the chunk being checked.
-            kept_bytes = sum(i.size for q in hits.queues.values() for i in q if i.size)
-            copies = [len(i.data) for q in hits.queues.values() for i in q
+            kept_bytes = sum(i.size for q in hits.queues.values() for i in q.items() if i.size)
+            copies = [len(i.data) for q in hits.queues.values() for i in q.items()
                       if i.size and not any(i.data is c for c in chunks)]
             assert _held_bytes(hits) + sum(copies) <= kept_bytes + len(data)
             most_copied = max(most_copied, len(copies))
-    kept = sorted((i for q in hits.queues.values() for i in q if i.size), key=lambda i: i.line)
+    kept = sorted((i for q in hits.queues.values() for i in q.items() if i.size), key=lambda i: i.line)
     assert len(kept) == late._TOTAL  # the newest, over four chunks and four hits
     # Hits share their chunk; only those left on a chunk that most of its hits gave way on copied their lines
     # out, fewer than a chunk's worth at any time (a fixed hold of 1 MB copied all those on the oldest chunk).
@@ -113,3 +113,45 @@ def test_dense_kept_hits_share_their_chunk_until_too_few_are_left() -> None:
     assert 0 < len(copied_items) <= most_copied < 8
     assert {id(e.data) for e in hits._held.values()} == {id(i.data) for i in kept if i not in copied_items}
     assert all(i.window().get(i.line) == line[:-1].decode() for i in kept)
+
+
+def _run_rejecting(hits: LateHits) -> None:
+    """Candidates of 20 rules over 200 chunks; the check rejects four in five, keeps the rest."""
+    rules = [SimpleNamespace(id=f"r{k}") for k in range(20)]
+    n = 0
+    chunks: list[Chunk] = []
+    for c in range(200):
+        chunk = _chunk(1 + 1000 * c)
+        chunks.append(chunk)
+        for k in range(30):
+            n = chunk.first + k
+            hits.add(n, (0,), (rules[k % 20].id, rules[(k + 1) % 20].id) if k % 9 == 0 else (rules[k % 20].id,),
+                     chunk, False)
+        if len(chunks) > 3:
+            for item in hits.leaving(chunks[-4]):
+                item.chunk = None
+                if item.line % 5 == 0:
+                    item.found = [(rules[int(item.rule_ids[0][1:])], {}, "m")]  # type: ignore[list-item]
+                    hits.keep(item, b"y" * 100, 0, 100, 0)
+
+
+def test_dead_candidates_are_let_go_and_the_same_ones_are_kept_and_counted(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    capped: dict[str, int] = {}
+    hits = LateHits(capped)
+    _run_rejecting(hits)
+    held = sum(len(q.slots) for q in hits.queues.values())
+    latest = [(i.line, i.found[0][0].id) for i in hits.latest()]
+    # The same run with every dead candidate kept in its queue, as before they were let go.
+    monkeypatch.setattr(LateHits, "_let_dead_go", lambda self: None)
+    ref_capped: dict[str, int] = {}
+    ref = LateHits(ref_capped)
+    _run_rejecting(ref)
+    assert latest == [(i.line, i.found[0][0].id) for i in ref.latest()] and latest
+    assert capped == ref_capped and sum(capped.values()) > 0
+    assert [i.line for i in hits.unchecked()] == [i.line for i in ref.unchecked()]
+    ref_held = sum(len(q.slots) for q in ref.queues.values())
+    assert ref_held == 20 * late._ROOM  # every queue full, mostly of dead candidates
+    live = {id(i) for q in hits.queues.values() for i in q.items()}
+    # The kept ones, the candidates on the chunks in memory, and those of the chunk checked last (let go when the
+    # next one leaves).
+    assert held < ref_held / 3 and len(live) <= late._TOTAL + 4 * 30
