@@ -12,7 +12,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CATEGORIES = {"test", "build", "typecheck", "lint", "dependency", "infrastructure", "network", "config", "unknown"}
-SHAPES = {"github", "gitlab", "travis", "jenkins", "plain"}
+SHAPES = {"github", "gitlab", "travis", "jenkins", "plain", "azure"}
 REQUIRED = ("tool", "ecosystem", "shape", "category", "causal", "source", "made_by", "licence")
 
 

@@ -37,6 +37,8 @@ _TRAILERS = re.compile(
     r"|^ERROR: script returned exit code \d+\s*$"
     # Azure Pipelines' task trailer (`##[error]Bash exited with code '1'.`, `Cmd.exe exited with code '2'.`).
     r"|^(?:##\[error\])?[\w.]+ exited with code '?\d+'?\.?\s*$"
+    # What a task or a JavaScript action says when the process it ran failed (Azure, actions/toolkit's exec).
+    r"|^(?:##\[error\])?(?:Error: )?The process '[^']+' failed with exit code \d+\.?\s*$"
 )
 _ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
 _PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")
@@ -52,8 +54,9 @@ class StepInfo:
 
     header_line: int
     name: str
-    error_line: int  # the runner's `##[error]Process completed ...` line
+    error_line: int  # the runner's `##[error]Process completed ...` line (Azure: the task's last `##[error]`)
     exit_code: int | None = None
+    command: str | None = None  # the script, when the log prints it apart from the step's name (Azure)
 
 
 @dataclass
@@ -185,8 +188,11 @@ def _github_job_after(res: ScanResult, start: int) -> bool:
 
 def _failing_step(res: ScanResult) -> StepInfo | None:
     """The failing GitHub step: the first whose exit marker says it failed, in the last job of the log that has
-    one (a log of several jobs is read from its end: the last failing job is the one diagnosed)."""
+    one (a log of several jobs is read from its end: the last failing job is the one diagnosed). Without GitHub's
+    exit markers, the failing Azure Pipelines task."""
     markers = [m for m in res.errors if _PROCESS_EXIT.match(m.text)]
+    if not markers and res.sections:
+        return _azure_step(res)
     starts = job_starts(res)
     last_job = 0
     if starts and markers:
@@ -209,6 +215,56 @@ def _failing_step(res: ScanResult) -> StepInfo | None:
         return StepInfo(header_line=header.line, name=header.text[len("##[group]Run "):].strip(),
                         error_line=marker.line, exit_code=int(m.group(1)))
     return None
+
+
+_SECTION_START = re.compile(r"^##\[section\]Starting: (?P<name>.*?)\s*$")
+_SECTION_END = re.compile(r"^##\[section\]Finishing: (?P<name>.*?)\s*$")
+# How Azure tasks say a process failed: `Bash exited with code '1'.`, `The process '/usr/bin/dotnet' failed with
+# exit code 1`, `Script failed with exit code: 2`.
+_AZURE_EXIT = re.compile(r"exited with code '?(\d+)'?|failed with exit code:? (\d+)|failed with error code (\d+)")
+
+
+def _sections(res: ScanResult) -> list[tuple[int, int, str]]:
+    """Azure Pipelines' sections as (start, end, name), nested ones included: the job's own section holds its
+    tasks. A section the log cut off ends at the last line."""
+    spans: list[tuple[int, int, str]] = []
+    open_: list[tuple[int, str]] = []
+    for m in res.sections:
+        if (st := _SECTION_START.match(m.text)) is not None:
+            open_.append((m.line, st.group("name")))
+        elif (end := _SECTION_END.match(m.text)) is not None:
+            # Closed by name: a Finishing line whose Starting the log lost closes nothing.
+            k = next((i for i in range(len(open_) - 1, -1, -1) if open_[i][1] == end.group("name")), None)
+            if k is not None:
+                spans += [(a, m.line - 1 if i > k else m.line, name) for i, (a, name) in enumerate(open_[k:], k)]
+                del open_[k:]
+    spans += [(a, res.lines, name) for a, name in open_]
+    return spans
+
+
+def _azure_step(res: ScanResult) -> StepInfo | None:
+    """The failing Azure Pipelines task: the innermost section holding the first `##[error]` line of the last job,
+    up to its last `##[error]` line (the task's own `Bash exited with code '1'.`)."""
+    starts = job_starts(res)
+    since = starts[-1] if starts else 0
+    errors = [m for m in res.errors if m.line >= since]
+    spans = [s for s in _sections(res) if s[1] >= since]
+    if not errors or not spans:
+        return None
+    first = errors[0].line
+    holding = [s for s in spans if s[0] < first <= s[1]]
+    if not holding:
+        return None
+    start, end, name = max(holding, key=lambda s: s[0])
+    inside = [m for m in errors if start < m.line <= end]
+    code = None
+    for m in reversed(inside):
+        if (got := _AZURE_EXIT.search(m.text)) is not None:
+            code = int(next(g for g in got.groups() if g is not None))
+            break
+    head = res.scripts.get(start)
+    return StepInfo(header_line=start, name=name, error_line=inside[-1].line, exit_code=code,
+                    command=head.text if head is not None and head.text else None)
 
 
 def _failure(hit: Hit) -> Failure:

@@ -22,9 +22,14 @@ _ERRORISH = re.compile(r"\b(?:error|fatal|fail\w*|exception|panic|abort\w*|can't
 
 
 def _script_lines(texts: dict[int, str], res: ScanResult) -> set[int]:
-    """Candidates inside a GitHub step's `##[group]Run` header (closed by `##[endgroup]` before the next group):
-    the script the step runs, not its output."""
+    """Candidates inside a GitHub step's `##[group]Run` header (closed by `##[endgroup]` before the next group)
+    or under an Azure task's start (its banner and script): the script the step runs, not its output."""
+    heads = sorted(res.scripts)
     out: set[int] = set()
+    for n in texts if heads else ():
+        i = bisect.bisect_left(heads, n) - 1
+        if i >= 0 and n <= res.scripts[heads[i]].line:
+            out.add(n)
     groups, ends = res.groups, res.endgroups
     if not groups:
         return out

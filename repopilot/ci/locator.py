@@ -5,9 +5,9 @@ end, the blocks rules flagged, the lines before each failing step's exit marker 
 candidate gets features of the line (error words and where they sit, `path:line[:col]` shapes, indentation and
 continuation, summary and trailer shapes, how rare its template is among the candidates), of its place (distance
 to the exit marker or the end, inside the failing step, after the last command) and of the log's shape (GitHub
-groups, GitLab sections, Travis folds, Jenkins stages, plain). A logistic model trained offline
-(bench/train_locator.py) turns them into a probability; its weights are data (`locator_weights.json`), read with
-the standard library. Inference is deterministic and explains itself: every chosen line keeps its top features.
+groups, Azure Pipelines sections, GitLab sections, Travis folds, Jenkins stages, plain). A logistic model trained
+offline (bench/train_locator.py) turns them into a probability; its weights are data (`locator_weights.json`), read
+with the standard library. Inference is deterministic and explains itself: every chosen line keeps its top features.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ __all__ = [
     "score_lines",
 ]
 
-SHAPES = ("github", "gitlab", "travis", "jenkins", "plain")
+# Azure Pipelines first: its logs carry GitHub's `##[` markers too (the two runners share their lineage).
+SHAPES = ("azure", "github", "gitlab", "travis", "jenkins", "plain")
 
 # Line shapes. Each is searched on the display text of one candidate line.
 _ERR_WORD = re.compile(r"\b(?:error|errors|fatal|failed|failure|failures|fail|panic|exception|abort(?:ed)?|"
@@ -58,7 +59,9 @@ _PROBLEM = re.compile(r"\b(?:cannot|can't|could not|couldn't|unable to|not found
 _WARN = re.compile(r"\bwarn(?:ing)?s?\b|\bdeprecat\w*", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:0|no|zero) (?:errors?|failures?|failed|problems?|issues?)\b|\berrors?:? 0\b|"
                       r"\bfailures?: 0\b|\bwithout errors?\b|error_?reporting|on_?error|\berror[-_]\w", re.IGNORECASE)
-_SUCCESS = re.compile(r"\b(?:passed|passing|success(?:ful(?:ly)?)?|succeeded|ok)\b|✓|✔", re.IGNORECASE)
+# TAP's `not ok 3 - …` is a failure, not a success.
+_SUCCESS = re.compile(r"\b(?:passed|passing|success(?:ful(?:ly)?)?|succeeded)\b|(?<!\bnot )\bok\b|✓|✔",
+                      re.IGNORECASE)
 _PATH_LINE = re.compile(r"[\w./\\-]+\.[A-Za-z]\w{0,9}(?::\d+|\(\d+(?:,\d+)?\)|:\[\d+(?:,\d+)?\])")
 _PATH_LINE_COL = re.compile(r"[\w./\\-]+\.[A-Za-z]\w{0,9}(?::\d+:\d+|\(\d+,\d+\)|:\[\d+,\d+\])")
 _LINE_WORD = re.compile(r"\bline \d+\b", re.IGNORECASE)
@@ -77,12 +80,17 @@ _TRAILER = re.compile(r"(?:Process completed|exited|exit(?:ed)? (?:with )?(?:cod
                       r"Failed at|This is probably|A complete)|ELIFECYCLE|Command failed with exit code|"
                       r"BUILD FAILED|BUILD FAILURE|error: could not compile|Your build exited|"
                       r"FAILURE: Build failed with an exception)", re.IGNORECASE)
-_COMMAND = re.compile(r"^(?:\$ |\+ |> |\[command\]|Run |##\[group\]Run )")
+# npm's `> pkg@1.0 test` / `> jest` echo its scripts; Gradle's `> Task :test` and `> Could not find …` are its
+# progress and its messages, not commands.
+_COMMAND = re.compile(r"^(?:\$ |\+ |> (?![A-Z][a-z]+\b)|(?:##)?\[command\]|Run |##\[group\]Run )")
 _RUNNER = re.compile(r"^(?:##\[(?:group|endgroup|debug|section)|\[Pipeline\]|section_(?:start|end):|travis_(?:fold|"
                      r"time):|Post job cleanup|Cleaning up orphan|Current runner version|Stage \")")
-_PROGRESS = re.compile(r"\b(?:Downloading|Downloaded|Download|Fetching|Installing|Installed|Collecting|Resolving|"
-                       r"Requirement already|Compiling|Building|Checking|Running|Unpacking|Preparing|Using|"
-                       r"Setting up|Get:\d+|Progress|Pulling|Extracting)\b|\d+%|\[=+", re.IGNORECASE)
+# A progress or status line begins with what it is doing (`Downloading x`, `  Compiling foo v0.1`, `[INFO] Building
+# jar`, `#5 Pulling fs layer`); the same word inside a message (`not installed locally`, `while building`) is not.
+_PROGRESS = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*|#\d+\s+)?(?:Downloading|Downloaded|Download|Fetching|Installing|"
+                       r"Installed|Collecting|Resolving|Requirement already|Compiling|Building|Checking|Running|"
+                       r"Unpacking|Preparing|Using|Setting up|Get:\d+|Progress|Pulling|Extracting)\b|\d+%|\[=+",
+                       re.IGNORECASE)
 _LEVEL_INFO = re.compile(r"^\s*\[?(?:INFO|DEBUG|TRACE|NOTE|notice)\]?\b", re.IGNORECASE)
 _LEVEL_ERR = re.compile(r"^\s*\[(?:ERROR|FATAL|SEVERE|CRITICAL|ERR)\]")
 _GH_ERROR = re.compile(r"^##\[error\]")
@@ -163,7 +171,9 @@ def detect_shape(texts: Iterable[str]) -> str:
     """The CI system that wrote the log, from the markers among the lines the scan kept."""
     seen = set()
     for t in texts:
-        if t.startswith("##[") :
+        if t.startswith(("##[section]", "##vso[")):
+            seen.add("azure")
+        elif t.startswith("##["):
             seen.add("github")
         elif t.startswith("section_start:") or t.startswith("section_end:") or t.startswith("ERROR: Job failed"):
             seen.add("gitlab")

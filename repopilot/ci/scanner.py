@@ -46,6 +46,8 @@ _STRUCTURE = {
     "group": r"(?:^|Z )##\[group\]",
     "endgroup": r"(?:^|Z )##\[endgroup\]",
     "error": r"(?:^|Z )##\[error\]",
+    # Azure Pipelines' task boundaries (`##[section]Starting: Run tests` … `##[section]Finishing: Run tests`).
+    "section": r"(?:^|Z )##\[section\](?:Starting|Finishing): ",
     # A build tool's own "it worked" line: failures before it did not stop the job.
     "success": r"BUILD SUCCESS",
     # Where a job's log begins (JOB_START): found in the one pass wherever it is, so that in a log of several jobs
@@ -140,6 +142,11 @@ class ScanResult:
     # Failures: 0, Errors: 0 .. - in X`)
     passed_classes: list[tuple[int, int]] = field(default_factory=list)
     errors: list[Marker] = field(default_factory=list)
+    # Azure Pipelines' `##[section]Starting: X` / `##[section]Finishing: X` lines (the first `_KEEP_MARKERS`), and
+    # under a task's start the end of its banner with the script a Command line task printed there (`Script
+    # contents:`), by the start's line.
+    sections: list[Marker] = field(default_factory=list)
+    scripts: dict[int, Marker] = field(default_factory=dict)
     keywords: list[Marker] = field(default_factory=list)
     tail: list[Marker] = field(default_factory=list)
     # Display text of every line a hit or marker may show: blocks with a little context, markers' lines.
@@ -521,6 +528,41 @@ class Scanner:
             state.rules(n, text, idxs, self.catalog.rules, window)
 
 
+_SECTION = ("##[section]Starting: ", "##[section]Finishing: ")
+_HEAD_LINES = 24  # an Azure task's banner (7 lines), "Generating script.", "Script contents:", the script, …
+_RULE_LINE = "=" * 20
+_TASK_SHELL = re.compile(r"^(?:##)?(?:\[command\])?\S*(?:bash|sh|cmd(?:\.exe)?|pwsh(?:\.exe)?|powershell(?:\.exe)?)"
+                         r"\b.*_temp[/\\]", re.IGNORECASE)
+
+
+def _azure_head(n: int, get: LineGetter) -> Marker | None:
+    """What an Azure Pipelines task prints under its start before the process's own output: the task's banner
+    (between two `=====` rules), then for a Command line task `Script contents:`, the script, and `Starting Command
+    Output`. Its last line and the script (or ""), else None (a section with no banner: the job's own)."""
+    rules = 0
+    last = 0
+    script: list[str] | None = None
+    for k in range(n + 1, n + _HEAD_LINES + 1):
+        t = get(k)
+        if t is None or t.startswith("##[section]"):
+            break
+        if "Starting Command Output" in t:
+            # The shell the task starts on the generated script (`/usr/bin/bash --noprofile --norc …/_temp/x.sh`).
+            shell = get(k + 1)
+            end = k + 1 if shell is not None and _TASK_SHELL.search(shell) else k
+            return Marker(end, "\n".join(script or []).strip())
+        if script is not None:
+            script.append(display_text(t))
+        elif t.startswith(_RULE_LINE) and rules < 2:
+            rules += 1
+            last = k
+        elif t.strip() == "Script contents:":
+            script = []
+        elif rules == 0:
+            return None  # no banner right under the start
+    return Marker(last, "") if rules == 2 else None
+
+
 def _keep_latest(lines: array[int], n: int) -> None:
     lines.append(n)
     if len(lines) > _KEEP_JOBS:
@@ -581,6 +623,11 @@ class _State:
             if len(res.errors) <= 20:
                 # What led to the annotation: the excerpt shows a failing step's tail from here.
                 self.keep(n - _BEFORE_ERROR, n + 1, window.get)
+        if "section" in structs and text.startswith(_SECTION) and len(res.sections) < _KEEP_MARKERS:
+            res.sections.append(Marker(n, shown := display_text(text)))
+            res.text[n] = shown
+            if shown.startswith("##[section]Starting: ") and (head := _azure_head(n, window.get)) is not None:
+                res.scripts[n] = head
         if "success" in structs and _SUCCESS.search(text) and len(res.successes) < _KEEP_MARKERS:
             res.successes.append(n)
         if "job" in structs and JOB_START.match(display_text(text)):
@@ -597,6 +644,7 @@ class _State:
         if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
                 or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
                 or ("success" in structs and len(res.successes) < _KEEP_MARKERS)
+                or ("section" in structs and len(res.sections) < _KEEP_MARKERS)
                 or "job" in structs or "jobend" in structs):  # every job start and end is kept (a few per job)
             return False
         if "group" not in structs and "endgroup" not in structs:

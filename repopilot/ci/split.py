@@ -263,6 +263,8 @@ def _add_part(out: ScanResult, part: ScanResult, by: int) -> list[Hit]:
     room = _KEEP_MARKERS
     out.groups += _shift_markers(part.groups, by)[: room - len(out.groups)]
     out.errors += _shift_markers(part.errors, by)[: room - len(out.errors)]
+    out.sections += _shift_markers(part.sections, by)[: room - len(out.sections)]
+    out.scripts.update({n + by: Marker(m.line + by, m.text) for n, m in part.scripts.items()})
     out.endgroups += [n + by for n in part.endgroups][: room - len(out.endgroups)]
     out.successes += [n + by for n in part.successes][: room - len(out.successes)]
     out.jobs.extend(n + by for n in part.jobs)

@@ -4,7 +4,8 @@ Evidence, each a (category, strength) with where it came from:
 - the rules that fired (the best causal failure, others of other categories less);
 - the failing step's command or name (`npm run lint`, `cargo fmt --check`, `tox -e typecheck`, a Jenkins stage),
   a Make target that failed, the Maven plugin and goal (`maven-checkstyle-plugin:…:check`), the Gradle task;
-- the exit code's conventions (137: killed, usually out of memory; 143: terminated, usually a time limit);
+- the exit code's conventions (137: killed, usually out of memory; 143: terminated, usually a time limit; 127 and
+  126: the shell found no such command, or could not run it);
 - the words of the causal lines (assertions, compiler errors, `would reformat`, `Could not resolve host`).
 Support for a category is the noisy-or of its evidence; the confidence is that support, lowered by the strongest
 evidence for a category that cannot also be true (a lint command whose output reads like a test failure). Below
@@ -64,7 +65,9 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
              r"mkdocs build --strict|go mod tidy|mod tidy|\w+-check|check-\w+|"
              r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat|"
              r"tidy|htmlhint|html-validate|chktex|lacheck|mdformat|\w+fmt\b[^|;&]*--check|\w+format\b[^|;&]*--check|"
-             r"reuse|addlicense|spell\w*|proselint|alex|textlint|write-good)\b"),
+             r"reuse|addlicense|spell\w*|proselint|alex|textlint|write-good|"
+             # A checker of one kind of file (podchecker, linkchecker, a `twine check` of the package's metadata).
+             r"\w+checker|twine check)\b"),
     ("dependency", r"\b(?:npm (?:ci|install|i)|yarn install|yarn$|pnpm (?:install|i)|bun install|"
                    r"pip (?:install|download|sync)|pip-compile|pip-sync|poetry (?:install|lock|update)|"
                    r"uv (?:sync|lock|pip)|"
@@ -150,7 +153,7 @@ _TRAVIS_CMD = re.compile(r"^The command \"(?P<cmd>.+)\" exited with (?P<code>\d+
 _NPM_SCRIPT = re.compile(r"^> (?:[@\w./-]+@[\w.-]+ )?(?P<script>[\w:.-]+)(?: /\S*)?$")
 _ECHO = re.compile(r"(?:^|\| )(?:\$|\+) (?P<cmd>\S.*)$")
 _STAGE = re.compile(r"^\[Pipeline\] \{ \((?P<stage>[^)]+)\)")
-_EXIT_CODE = re.compile(r"\bexit (?:code|status) (?P<code>\d+)")
+_EXIT_CODE = re.compile(r"\bexit (?:code|status) '?(?P<code>\d+)|\bexited with (?:code )?'?(?P<exited>\d+)")
 
 # Words of the causal lines: (category, strength of one line, of several, pattern).
 _CUES = (
@@ -158,7 +161,7 @@ _CUES = (
      r"\bnot ok \d|\b(?:test|spec|example)s? (?:failed|failure)|\bFAIL(?:ED)?\b|\bTests? failed\b|"
      r"\b\d+ (?:failed|failing)\b|\b(?:REQUIRE|CHECK|EXPECT|ASSERT)\w*\s*\(|Assertion .* failed|Sanitizer|"
      r"runtime error|Invalid (?:read|write) of size|definitely lost|\bexpected:? .* (?:but was|got|actual)|"
-     r"unhandled exception|panicked at|check failed|"
+     r"unhandled exception|panicked at|check failed|\bERROR at (?:setup|teardown) of\b|"
      # A coverage gate belongs to the test run (the guideline's `test`).
      r"\bcoverage (?:failure|threshold)|\bfail[-_]under\b|\bcoverage\b.{0,60}\b(?:less than|below|not met)"),
     ("build", 0.3, 0.5, r"undefined reference|cannot find symbol|\bcompil(?:e|ation|er)\b|syntax error|\blinker\b|"
@@ -174,7 +177,7 @@ _CUES = (
      r"\btype (?:error|mismatch)\b|\breportGeneralTypeIssues\b|\breport\w+Issue"),
     ("lint", 0.3, 0.5, r"would reformat|would be reformatted|reformatted|not (?:properly )?formatted|"
      r"\bformatting\b|\blint\w*\b|\bcheckstyle\b|\bviolations?\b|code style|trailing whitespace|"
-     r"line too long|imported but unused|unused (?:import|variable)|misspell\w*|license header|"
+     r"line too long|imported but unused|unused (?:import|variable)|misspell\w*|licen[cs]e header|"
      r"[\w./-]+:\d+:\d+:? \[?[A-Z]{1,4}\d{2,4}\]?\b|\bSC\d{4}\b|^diff --git|^--- a/|^\+\+\+ b/"),
     # Findings a check reports as warnings, with a place and no error: what failed was a check that fails on them.
     ("lint", 0.3, 0.45, r"^(?!.*\berror).*\bwarning\b.*\bline \d+|^(?!.*\berror).*\bline \d+.*\bwarning\b"),
@@ -188,7 +191,10 @@ _CUES = (
      r"(?:registry|index)|Could not find a package configuration|Library \"?[\w.-]+\"? not found|"
      r"in any known package|cannot satisfy|could not be resolved|dependency resolution|"
      r"\b(?:dependenc(?:y|ies)|package|module|collection|plugin|library|gem|crate)\b[^.;]{0,60}\b(?:is|are|was|were) "
-     r"not (?:available|installed)|missing (?:collection|dependenc(?:y|ies)|package)"),
+     r"not (?:available|installed)|missing (?:collection|dependenc(?:y|ies)|package)|"
+     # Gradle's and Maven's resolvers (`Could not find com.acme:lib:1.2.`), pkg-config through configure.
+     r"Could not resolve all (?:files|dependencies|artifacts)|Could not find [\w.-]+:[\w.-]+:[\w.$-]+|"
+     r"Package requirements \(.*\) were not met|Package '[^']+', required by .* not found"),
     ("dependency", 0.3, 0.3, r"Cannot find module|ModuleNotFoundError|No module named|"
      r"\bno (?:package|module|gem|crate|library) (?:called|named)\b|cannot load such file|"
      r"\bLoadError\b|requires .* but .* is installed"),
@@ -209,7 +215,17 @@ _CUES = (
      r"(?:failed to|could not|cannot|unable to|errors?) (?:pars(?:e|ing)|load|read) .*(?:manifest|config\w*|"
      r"\.ya?ml|\.toml|\.json|\.xml|go\.mod|pom|settings|workflow)|Non-parseable|unbound variable|is not set\b|"
      r"mapping values are not allowed|did not find expected|found character that cannot start|"
-     r"couldn't find (?:a |the )?config|Configuration for rule|not a valid (?:yaml|toml|json)|^usage: "),
+     r"couldn't find (?:a |the )?config|Configuration for rule|not a valid (?:yaml|toml|json)|^usage: |"
+     # A runtime or language version the job asks for and the runner lacks (the guideline's `config`).
+     r"requires a different Python|Unsupported engine|\bEBADENGINE\b|engine \"\w+\" is incompatible|"
+     r"Your Ruby version is .* but your Gemfile specified|release version \d+ not supported|"
+     r"invalid (?:target|source) release|could not find python interpreter|InterpreterNotFound|"
+     r"JAVA_HOME\b.{0,60}\b(?:not defined|invalid|does not point|not set)|"
+     # A build file its tool cannot evaluate (Gradle's script, Maven's model), a test filter that matched nothing.
+     r"A problem occurred (?:evaluating|configuring) (?:root )?project|^Build file '.*' line: \d+|"
+     r"Could not find method \w+\(\) for arguments|"
+     r"Some problems were encountered while processing the POMs|The build could not read \d+ projects?|"
+     r"No tests were executed|No tests found|no tests ran\b|No test files found|No tests to run"),
 )
 # Test runners' closing counts, read from the lines before the end (guideline: not causal, but they say what ran).
 _TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs?|cases?)\b.*\b\d+ (?:failed|failures?|"
@@ -282,9 +298,11 @@ def _one_command(command: str) -> tuple[str, float, str] | None:
 
 
 def _failing_commands(diag: Diagnosis, res: ScanResult, texts: dict[int, str]) -> list[tuple[str, str]]:
-    """What the failing step ran, best first: (where it was found, text): the GitHub step, Travis's "The
-    command ... exited", the last command echo before the end, the Jenkins stage."""
+    """What the failing step ran, best first: (where it was found, text): the GitHub step (an Azure task's script,
+    then its name), Travis's "The command ... exited", the last command echo before the end, the Jenkins stage."""
     out: list[tuple[str, str]] = []
+    if diag.step is not None and diag.step.command:  # the script itself says more than a step's display name
+        out.append(("step", diag.step.command))
     if diag.step is not None and diag.step.name:
         out.append(("step", diag.step.name))
     end = diag.step.error_line if diag.step is not None else res.lines
@@ -335,11 +353,14 @@ def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
         for n in sorted(texts, reverse=True)[:30]:
             m = _EXIT_CODE.search(texts[n])
             if m:
-                code = int(m.group("code"))
+                code = int(m.group("code") or m.group("exited"))
                 break
     if code in (137, 143):
         out.append(Evidence("infrastructure", 0.75 if code == 137 else 0.6, "exit-code",
                             f"exit code {code} ({'killed, usually out of memory' if code == 137 else 'terminated'})"))
+    elif code in (126, 127):  # the shell's own codes: a command that is not there, or cannot be run
+        out.append(Evidence("config", 0.6 if code == 127 else 0.55, "exit-code",
+                            f"exit code {code} ({'command not found' if code == 127 else 'not executable'})"))
     end = diag.step.error_line if diag.step is not None else res.lines
     out += _line_evidence(diag, texts, end)
     return out
@@ -520,7 +541,7 @@ def _compatible(winner: str, e: Evidence, built: bool = False) -> bool:
     test`, `mvn install` run many checks), a weaker failure of a kind that breaks any step, a build command
     whose build ran the tests or the linter, output that reads like a test's from a step that only built (a build
     script that panicked, an assertion in a code generator)."""
-    if e.source == "command" and e.strength < 0.5:
+    if e.source in ("command", "goal") and e.strength < 0.5:  # `make`, `npm test`, maven-antrun-plugin
         return True
     if built and winner == "build" and e.category == "test" and e.source == "lines":
         return True

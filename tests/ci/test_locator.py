@@ -138,3 +138,25 @@ def test_character_fractions_count_what_they_say() -> None:
         assert row["upper_frac"] == sum(c.isupper() for c in stripped) / n
         assert row["digit_frac"] == sum(c.isdigit() for c in stripped) / n
         assert row["punct_frac"] == sum(not c.isalnum() and not c.isspace() for c in stripped) / n
+
+
+def test_progress_is_a_line_that_begins_with_what_it_is_doing() -> None:
+    # A progress word inside an error message (`not installed locally`, `while building`) does not make it progress.
+    for text in ("  Downloading requests-2.32.3-py3-none-any.whl (64 kB)", "[INFO] Building jar: target/a.jar",
+                 "#5 Pulling fs layer", "   Compiling ledger v0.1.0 (/builds/acme/ledger)", "Progress: 45%"):
+        assert _line_row(text)["progress"] == 1.0, text
+    for text in ("Could not find gem 'nokogiri (~> 1.16)' in cached gems or installed locally.",
+                 "error: linker `cc` not found while building ledger", "Package 'jansson' is not installed"):
+        assert _line_row(text)["progress"] == 0.0, text
+
+
+def test_a_tap_failure_is_not_a_success() -> None:
+    assert _line_row("not ok 3 - adds two numbers")["success"] == 0.0
+    assert _line_row("ok 2 - subtracts")["success"] == 1.0
+
+
+def test_npm_echoes_its_scripts_but_gradle_prints_messages_after_its_arrow() -> None:
+    for text in ("> calc@1.0.0 test", "> jest --ci", "$ make check", "+ ./gradlew build", "##[command]git fetch"):
+        assert _line_row(text)["command"] == 1.0, text
+    for text in ("> Task :app:compileJava FAILED", "> Could not find method testImplementaton() for arguments"):
+        assert _line_row(text)["command"] == 0.0, text

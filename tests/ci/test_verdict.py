@@ -97,6 +97,10 @@ def test_the_printed_confidence_is_the_deciding_one(tmp_path: Path) -> None:
     ("for f in lib/*.rb; do ruby -wc $f || exit 1; done", "lint"),
     # doctest runs the documentation's examples: a test (the guideline), not a documentation check.
     ("python -m doctest -v src/shop/pricing.py", "test"),
+    # A checker of one kind of file is a lint check; a type checker stays a type check.
+    ("podchecker lib/Shop/Cart.pm", "lint"),
+    ("twine check dist/*", "lint"),
+    ("typechecker src", "typecheck"),
 ])
 def test_commands_say_what_they_check(command: str, category: str) -> None:
     got = command_category(command)
@@ -283,3 +287,75 @@ def _write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "fail.log"
     path.write_text(text)
     return path
+
+
+# A job whose setup is wrong (the runtime it asks for is not on the runner, a build file its tool cannot evaluate, a
+# test filter that matched nothing): `config` (the guideline), whatever the step ran, and with no rule of the tool.
+@pytest.mark.parametrize(("ecosystem", "text"), [
+    ("python", "+ python -m pip install .\nProcessing /srv/ci/shop\nERROR: Package 'shop' requires a different "
+               "Python: 3.11.4 not in '>=3.13'\n"),
+    ("javascript", "+ npm ci\nnpm error code EBADENGINE\nnpm error engine Unsupported engine\nnpm error notsup "
+                   'Required: {"node":">=22"}\n'),
+    ("ruby", "+ bundle install\nYour Ruby version is 3.1.2, but your Gemfile specified 3.3.0\n"),
+    ("java", "+ mvn -B compile\n[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:"
+             "compile (default-compile) on project shop: Fatal error compiling: error: release version 21 not "
+             "supported -> [Help 1]\n"),
+    ("java", "+ ./gradlew build\n\nFAILURE: Build failed with an exception.\n\n* Where:\nBuild file "
+             "'/srv/ci/shop/build.gradle' line: 12\n\n* What went wrong:\nA problem occurred evaluating root "
+             "project 'shop'.\n> Could not find method implementaton() for arguments [x] on object of type "
+             "DefaultDependencyHandler.\n"),
+    ("python", "+ tox -e py38\npy38: skipped because could not find python interpreter matching any of the specs "
+               "py38\n  py38: SKIP (0.01 seconds)\n  evaluation failed :( (0.05 seconds)\n"),
+])
+def test_a_setup_that_is_wrong_is_config_whatever_the_step_ran(tmp_path: Path, ecosystem: str, text: str) -> None:
+    r = _diagnose(tmp_path, text, _without(ecosystem))
+    assert r["category"] == "config"
+
+
+@pytest.mark.parametrize(("ecosystem", "text"), [
+    ("java", "+ ./gradlew build\n> Task :compileJava FAILED\n\nFAILURE: Build failed with an exception.\n\n* What "
+             "went wrong:\nExecution failed for task ':compileJava'.\n> Could not resolve all files for configuration "
+             "':compileClasspath'.\n   > Could not find com.acme:ledger-core:2.4.1.\n"),
+    ("cpp", "+ ./configure\nchecking for JSON... no\nconfigure: error: Package requirements (jansson >= 2.13) were not "
+            "met:\n\nPackage 'jansson', required by 'virtual:world', not found\n"),
+])
+def test_a_resolver_that_cannot_find_a_package_is_dependency(tmp_path: Path, ecosystem: str, text: str) -> None:
+    r = _diagnose(tmp_path, text, _without(ecosystem))
+    assert r["category"] == "dependency"
+
+
+def test_an_error_in_a_fixture_is_a_test_failure(tmp_path: Path) -> None:
+    text = ("+ pytest -q\n.E\n==================================== ERRORS ====================================\n"
+            "_________________ ERROR at teardown of test_scratch _________________\n\n"
+            "    @pytest.fixture\n    def scratch(tmp_path):\n        yield tmp_path\n"
+            ">       (tmp_path / 'x').unlink()\n"
+            "E       FileNotFoundError: [Errno 2] No such file or directory: '/tmp/x'\n\n"
+            "tests/conftest.py:9: FileNotFoundError\n1 passed, 1 error in 0.03s\n")
+    r = _diagnose(tmp_path, text, _without("python"))
+    assert r["category"] == "test"
+
+
+@pytest.mark.parametrize("trailer", ["##[error]Process completed with exit code 127.",
+                                     "ERROR: Job failed: exit code 127",
+                                     'The command "./scripts/release.sh" exited with 127.'])
+def test_exit_127_says_the_command_is_not_there(tmp_path: Path, trailer: str) -> None:
+    # What the shell said is not a line any rule knows (a localised shell): the exit code speaks.
+    text = f"+ ./scripts/release.sh\n./scripts/release.sh: Zeile 4: semver: Befehl nicht gefunden\n{trailer}\n"
+    r = _diagnose(tmp_path, text)
+    assert r["category"] == "config"
+    diag = diagnose_input(open_sources(str(tmp_path / "fail.log"))[0]).diagnosis
+    decision = next(d for d in diag.decisions if d.get("decision") == "category")
+    assert any(e["source"] == "exit-code" and e["category"] == "config" for e in decision["evidence"])
+
+
+def test_an_umbrella_goal_does_not_contradict_what_its_output_says(tmp_path: Path) -> None:
+    """maven-antrun-plugin runs whatever Ant task the build names: its goal is weak evidence of a build, and a
+    checkstyle report under it says what failed."""
+    lines = "".join(f"[ERROR] [checkstyle] [ERROR] /srv/ci/shop/src/main/java/shop/Cart.java:{n}:9: '{n}' is a magic "
+                    "number. [MagicNumber]\n" for n in (11, 14, 19))
+    text = ("[INFO] --- maven-antrun-plugin:3.1.0:run (checkstyle) @ shop ---\n" + lines +
+            "[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal org.apache.maven.plugins:maven-antrun-plugin:3.1.0:"
+            "run (checkstyle) on project shop: An Ant BuildException has occured: Got 3 errors and 0 warnings. "
+            "-> [Help 1]\n")
+    r = _diagnose(tmp_path, text, _without("java"))
+    assert r["category"] == "lint"

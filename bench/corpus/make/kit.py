@@ -27,7 +27,7 @@ WORK = Path(os.environ.get("CORPUS_WORK", "/tmp/corpus-a"))
 TOOLS = WORK / "tools" / "bin"
 ROOTS = {"github": "/home/runner/work/{n}/{n}", "gitlab": "/builds/group/{n}",
          "travis": "/home/travis/build/example/{n}", "jenkins": "/var/jenkins/workspace/{n}",
-         "plain": "/srv/ci/{n}"}
+         "plain": "/srv/ci/{n}", "azure": "/home/vsts/work/1/s"}
 
 
 def env(**extra: str) -> dict[str, str]:

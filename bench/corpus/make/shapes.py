@@ -1,4 +1,6 @@
-"""Wrap real tool output into the log shapes CI systems write: GitHub Actions, GitLab, Travis, Jenkins, plain.
+"""Wrap real tool output into the log shapes CI systems write: GitHub Actions, GitLab, Travis, Jenkins, plain, and
+Azure Pipelines (`azure`: rendered on request, outside the rotation over SHAPES, so that adding it re-shaped no
+case already made).
 
 The tool output inside is real (captured from the tool run here); only the frame around it — runner banners,
 step headers, folds, timestamps, exit trailers — is written by this module, the way each CI system writes it.
@@ -16,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["SHAPES", "Step", "render"]
+__all__ = ["ALL_SHAPES", "SHAPES", "Step", "render"]
 
-SHAPES = ("github", "gitlab", "travis", "jenkins", "plain")
+SHAPES = ("github", "gitlab", "travis", "jenkins", "plain")  # the rotation the generators shape their cases by
+ALL_SHAPES = (*SHAPES, "azure")
 ESC = "\x1b"
 
 
@@ -57,9 +60,8 @@ def render(steps: list[Step], shape: str, *, job: str = "build", seed: int = 0) 
     """The log text (ending in a newline) and the 1-based causal and context line numbers."""
     rng = random.Random(seed)
     doc = _Doc()
-    {"github": _github, "gitlab": _gitlab, "travis": _travis, "jenkins": _jenkins, "plain": _plain}[shape](
-        doc, steps, job, rng
-    )
+    {"github": _github, "gitlab": _gitlab, "travis": _travis, "jenkins": _jenkins, "plain": _plain,
+     "azure": _azure}[shape](doc, steps, job, rng)
     return "\n".join(doc.lines) + "\n", doc.causal, doc.context
 
 
@@ -232,3 +234,71 @@ def _plain(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
             doc.add(f"+ {cmd}")
         doc.add_output(step)
         failed = failed or bool(step.exit_code)
+
+
+# What an Azure Pipelines task prints before the script's output: its banner, then (the Command line task) the
+# script it generated.
+_AZURE_BANNER = ("==============================================================================",
+                 "Task         : Command line",
+                 "Description  : Run a command line script using Bash on Linux and macOS and cmd.exe on Windows",
+                 "Version      : 2.246.1",
+                 "Author       : Microsoft Corporation",
+                 "Help         : https://docs.microsoft.com/azure/devops/pipelines/tasks/utility/command-line",
+                 "==============================================================================")
+
+
+def _azure(doc: _Doc, steps: list[Step], job: str, rng: random.Random) -> None:
+    """A job's log as Azure Pipelines writes it: every line timestamped, each task between `##[section]Starting:`
+    and `##[section]Finishing:` inside the job's own section, a failing script task's `##[error]Bash exited with
+    code 'N'.`; after a failure only the steps that always run, then the post-job checkout and Finalize Job."""
+    ts = _clock(rng)
+    repo = "example/project"
+    head = (f"##[section]Starting: {job}", "##[section]Starting: Initialize job",
+            f"Agent name: 'Azure Pipelines {rng.randint(1, 9)}'", f"Agent machine name: 'fv-az{rng.randint(100, 999)}'",
+            "Current agent version: '4.248.0'", "##[group]Operating System", "Ubuntu", "24.04.1", "LTS",
+            "##[endgroup]", "##[group]Runner Image", "Image: ubuntu-24.04", "Version: 20261124.1.0",
+            "##[endgroup]", "Current image version: '20261124.1.0'", "Agent running as: 'vsts'",
+            "Prepare build directory.", "Set build variables.", "Download all required tasks.",
+            "Downloading task: CmdLine (2.246.1)", "Checking job knob settings.",
+            "   Knob: AgentToolsDirectory = /opt/hostedtoolcache Source: ${AGENT_TOOLSDIRECTORY} ",
+            "Start tracking orphan processes.", "##[section]Finishing: Initialize job",
+            f"##[section]Starting: Checkout {repo}@main to s", "==============================================================================",
+            "Task         : Get sources",
+            "Description  : Get sources from a repository. Supports Git, TfsVC, and SVN repositories.",
+            "Version      : 1.0.0", "Author       : Microsoft",
+            "Help         : [More Information](https://go.microsoft.com/fwlink/?LinkId=798199)",
+            "==============================================================================",
+            f"Syncing repository: {repo} (GitHub)", "git version", "git version 2.47.1",
+            '##[command]git init "/home/vsts/work/1/s"',
+            "Initialized empty Git repository in /home/vsts/work/1/s/.git/",
+            f"##[command]git remote add origin https://github.com/{repo}",
+            "##[command]git config gc.auto 0",
+            '##[command]git -c http.extraheader="AUTHORIZATION: basic ***" fetch --force --tags --prune '
+            "--prune-tags --progress --no-recurse-submodules origin --depth=1",
+            "##[command]git checkout --progress --force refs/remotes/origin/main",
+            "HEAD is now at 4e1f2a9 Merge pull request #42 from example/fix",
+            f"##[section]Finishing: Checkout {repo}@main to s")
+    for text in head:
+        doc.add(ts() + text)
+    failed = False
+    for step in steps:
+        if failed and not step.always:
+            continue  # skipped steps leave no lines in the job's log
+        doc.add(ts() + f"##[section]Starting: {step.name}")
+        for text in (*_AZURE_BANNER, "Generating script.", "Script contents:", *(step.command.splitlines() or [""]),
+                     "========================== Starting Command Output ===========================",
+                     f"/usr/bin/bash --noprofile --norc /home/vsts/work/_temp/{rng.getrandbits(128):032x}.sh"):
+            doc.add(ts() + text)
+        doc.add_output(step, ts)
+        if step.exit_code:
+            doc.add(ts() + "")
+            doc.add(ts() + f"##[error]Bash exited with code '{step.exit_code}'.")
+            failed = True
+        doc.add(ts() + f"##[section]Finishing: {step.name}")
+    for text in (f"##[section]Starting: Post-job: Checkout {repo}@main to s",
+                 f"Cleaning any cached credential from repository: {repo} (GitHub)",
+                 f"##[section]Finishing: Post-job: Checkout {repo}@main to s", "##[section]Starting: Finalize Job",
+                 "Cleaning up task key", "Start cleaning up orphan processes.",
+                 f"Terminate orphan process: pid ({rng.randint(2000, 9000)}) (node)",
+                 "##[section]Finishing: Finalize Job", f"##[section]Finishing: {job}"):
+        doc.add(ts() + text)

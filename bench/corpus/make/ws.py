@@ -32,7 +32,7 @@ from shapes import SHAPES, Step
 __all__ = ["SHAPES", "Case", "block", "find", "shape_for", "version"]
 
 ROOTS = {"github": "/home/runner/work/{p}/{p}", "gitlab": "/builds/acme/{p}", "travis": "/home/travis/build/acme/{p}",
-         "jenkins": "/var/jenkins/workspace/{p}", "plain": "/tmp/build/{p}"}
+         "jenkins": "/var/jenkins/workspace/{p}", "plain": "/tmp/build/{p}", "azure": "/home/vsts/work/1/s"}
 MAX_BYTES = 300_000
 Labeller = Callable[[list[str]], Iterable[int]]
 
