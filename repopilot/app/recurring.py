@@ -25,6 +25,8 @@ def history_store(settings: Settings) -> FailureHistory | None:
 
 @dataclass(frozen=True)
 class HistoryListing:
+    """The failure history's file, how many diagnoses it holds and its recurring failures."""
+
     path: Path
     diagnoses: int
     recurring: list[Recurring]

@@ -49,6 +49,8 @@ _OTEL_PREFIX = "OTEL_"
 
 @dataclass(frozen=True)
 class _Key:
+    """How one setting is set: its environment variable, its type, whether a config file may set it."""
+
     env: str | None  # the environment variable, if any
     kind: type  # str, int, Path, bool or list (of paths)
     in_files: bool = True  # may be set in a config file
@@ -118,6 +120,8 @@ CONFIG_KEYS = tuple(k for k, v in _KEYS.items() if v.in_files)
 
 @dataclass(frozen=True)
 class Settings:
+    """Every setting, read once at the edge from the defaults, the config files and the environment."""
+
     model: str | None = None
     runs_dir: Path = field(default_factory=lambda: default_runs_dir({}))
     rules: tuple[Path, ...] = ()

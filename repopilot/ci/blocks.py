@@ -20,6 +20,8 @@ LineGetter = Callable[[int], "str | None"]
 
 @dataclass
 class Hit:
+    """A rule that fired: its trigger line, the block it claims and the fields it read there."""
+
     rule: Rule
     line: int  # the trigger line
     first: int  # the block, inclusive

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
-from .digest import sha256
+from ..core import new_temp_file
+from .digest import blake2b
 
 __all__ = ["BUNDLED", "cache_key", "has_entry", "read_bundled", "read_entry", "write_entry"]
 
@@ -19,12 +19,12 @@ BUNDLED = Path(__file__).with_name("prebuilt")  # absent in an editable install 
 
 
 def cache_key(*parts: bytes | str) -> str:
-    h = sha256()
+    h = blake2b(digest_size=16)
     for part in parts:
         data = part.encode() if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
-    return h.hexdigest()[:32]
+    return h.hexdigest()
 
 
 def read_entry(directory: Path, name: str) -> bytes | None:
@@ -58,7 +58,7 @@ def write_entry(directory: Path, name: str, data: bytes) -> None:
     tmp: str | None = None
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+        fd, tmp = new_temp_file(directory, f".{name}.")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, directory / name)

@@ -149,6 +149,8 @@ class FieldSource:
 
 @dataclass(frozen=True)
 class Example:
+    """A rule's own test: a text it must (or must not) match, with the lines and fields it must find."""
+
     text: str
     match: bool
     lines: tuple[int, ...] | None = None
@@ -158,6 +160,8 @@ class Example:
 
 @dataclass(frozen=True)
 class Rule:
+    """One failure the catalog knows: its triggers, what it is (category, tool, ecosystem) and its hint."""
+
     id: str
     category: str
     ecosystem: str
@@ -183,6 +187,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Catalog:
+    """The rules of one catalog version, in order."""
+
     version: str
     rules: tuple[Rule, ...]
     # Each rule's triggers in their scan form (`scan_pattern`), in rule order: worked out once when a catalog is

@@ -61,6 +61,8 @@ class StepInfo:
 
 @dataclass
 class Failure:
+    """One failure found in a log: the rule (or the locator) that found it, its lines and its message."""
+
     rule: str
     category: str
     confidence: float
@@ -99,6 +101,8 @@ class Failure:
 
 @dataclass
 class Diagnosis:
+    """What the rules and the locator found in one log, before it becomes a report."""
+
     name: str
     source: str
     run_id: str | None

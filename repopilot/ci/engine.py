@@ -34,6 +34,8 @@ __all__ = ["Result", "default_scanner", "diagnose_input", "diagnose_source", "to
 
 @dataclass
 class Result:
+    """One log's diagnosis, the excerpt a model would get, and what the model said, if it was asked."""
+
     diagnosis: Diagnosis
     excerpt: Excerpt
     escalation: dict[str, Any] | None = None

@@ -27,6 +27,8 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass
 class Excerpt:
+    """The numbered log lines a model is given within a token budget."""
+
     ranges: list[list[int]]  # lines shown or folded into a summary line
     tokens: int
     text: str

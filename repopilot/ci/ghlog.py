@@ -35,6 +35,8 @@ def is_gh_log(head: bytes) -> bool:
 
 @dataclass
 class _Job:
+    """One job of a `gh run view --log` file: its pieces of the file, its steps and the one that failed."""
+
     name: str
     pieces: list[tuple[int, int, int, int]] = field(default_factory=list)  # first line, last line, start, end
     steps: list[str] = field(default_factory=list)

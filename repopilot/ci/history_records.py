@@ -33,6 +33,8 @@ def _make_storable(record: object, names: tuple[str, ...]) -> None:
 
 @dataclass(slots=True, kw_only=True)
 class FailureRow(Record):
+    """One failure of a diagnosis as the history stores it."""
+
     fingerprint: str
     rule: str = ""
     category: str = "unknown"

@@ -37,6 +37,8 @@ _NOT_CHECKED: list[tuple[Rule, dict[str, str], str]] = []
 
 @dataclass(slots=True)
 class LateHit:
+    """A line flagged late in the scan, held until the scan's end decides whether it is kept."""
+
     line: int
     idxs: tuple[int, ...]  # the rules flagged on the line
     rule_ids: tuple[str, ...]  # the queues it is in

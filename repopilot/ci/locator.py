@@ -102,6 +102,49 @@ _EXIT_MARKER = re.compile(
     r"ERROR: script returned exit code|Build step '.*' marked build as failure|Finished: (?:FAILURE|ABORTED)|"
     r"Done\. Your build exited with [1-9])")
 
+# Words one of which every match of a case-insensitive shape above holds, lower-case. On a line of ASCII text
+# (nearly every line of a log) `str.lower()` gives exactly what such a pattern compares, so a line holding none of
+# them cannot match and the pattern is not run: the same features for a fraction of the cost (the patterns try
+# every position of the line; an `in` test is a fast scan). tests/ci/test_locator.py derives the words from each
+# pattern, so a pattern edited without its words fails there.
+_NEEDS: dict[re.Pattern[str], tuple[str, ...]] = {
+    _ERR_WORD: ("err", "fatal", "fail", "panic", "exception", "abort", "crash", "segmentation fault", "traceback"),
+    _PROBLEM: ("cannot", "can't", "could", "unable to", "not ", "no such", "undefined", "undeclared", "missing",
+               "invalid", "expected", "unknown", "unresolved", "denied", "refused", "mismatch", "incompatible",
+               "violat", "forbidden", "out", "killed", "no space", "reformat", "differ"),
+    _WARN: ("warn", "deprecat"),
+    _NEGATED: ("error", "fail", "problem", "issue"),
+    _SUCCESS: ("pass", "succe", "ok"),
+    _LINE_WORD: ("line ",),
+    _ASSERT: ("assert", "expected", "actual", "received", "to ", "got", "!=", "==", "want", "differ", "not equal",
+              "should ", "but ", "instead of", "mismatch", "result was"),
+    _SUMMARY: ("fail", "error", "pass", "test", "example", "skipped", "problem", "warning", "file"),
+    _TRAILER: ("process completed", "exit", "job failed", "build step", "finished: ", "make", "a complete log",
+               "npm err! ", "elifecycle", "command failed", "build fail", "could not compile", "failure: build"),
+    _PROGRESS: ("download", "fetching", "install", "collecting", "resolving", "requirement already", "compiling",
+                "building", "checking", "running", "unpacking", "preparing", "using", "setting up", "get:",
+                "progress", "pulling", "extracting", "%", "[="),
+}
+# Whether a line holds a `path:line` (or `path:line:col`), not where: a path's last character before the dot is
+# then enough, looked behind from the dot (which `re` finds fast), instead of every run of path characters tried
+# from every position. A pattern edited so that the rewrite no longer applies is used as it is.
+_PATH_LINE_SEEN, _PATH_LINE_COL_SEEN = (re.compile(p.pattern.replace(r"[\w./\\-]+\.", r"(?<=[\w./\\-])\.", 1))
+                                        for p in (_PATH_LINE, _PATH_LINE_COL))
+# The same for `_EXC_NAME`, which is case-sensitive: its words are looked for in the line as it is.
+_EXC_WORDS = ("Error", "Exception", "Failure", "Fault")
+
+
+def _seen(pattern: re.Pattern[str], text: str, low: str | None) -> float:
+    """1.0 if `pattern` matches `text` (whose lower-case form is `low` when it is ASCII, else None)."""
+    if low is not None:
+        for word in _NEEDS[pattern]:  # a loop, not any() over a generator: half the cost, on every candidate line
+            if word in low:
+                break
+        else:
+            return 0.0
+    return float(pattern.search(text) is not None)
+
+
 _LINE_FEATURES = (
     "err_word", "err_start", "err_prefix", "exc_name", "problem", "warn", "negated", "success", "path_line",
     "path_line_col", "line_word", "frame", "caret", "assert", "summary", "trailer", "command", "runner",
@@ -189,6 +232,8 @@ def detect_shape(texts: Iterable[str]) -> str:
 
 @dataclass
 class Scored:
+    """A candidate line's probability of being causal, and the features that raised it most."""
+
     line: int
     probability: float
     why: list[tuple[str, float]]  # the features that pushed it up most
@@ -219,26 +264,30 @@ def _line_row(text: str) -> dict[str, float]:
     n = len(stripped)
     indent = len(s) - n
     words = _DIRS.sub("", s) if "/" in s or "\\" in s else s
+    low = s.lower() if s.isascii() else None
+    words_low = low if low is None or words is s else words.lower()
+    # A `path:line:col` is a `path:line` too: the narrower shape is looked for only where the wider one is.
+    path_line = _PATH_LINE_SEEN.search(s) is not None
     row = {
-        "err_word": float(bool(_ERR_WORD.search(words))),
+        "err_word": _seen(_ERR_WORD, words, words_low),
         "err_start": float(bool(_ERR_START.search(s))),
         "err_prefix": float(bool(_ERR_PREFIX.search(s))),
-        "exc_name": float(bool(_EXC_NAME.search(words))),
-        "problem": float(bool(_PROBLEM.search(words))),
-        "warn": float(bool(_WARN.search(words))),
-        "negated": float(bool(_NEGATED.search(words))),
-        "success": float(bool(_SUCCESS.search(words))),
-        "path_line": float(bool(_PATH_LINE.search(s))),
-        "path_line_col": float(bool(_PATH_LINE_COL.search(s))),
-        "line_word": float(bool(_LINE_WORD.search(s))),
+        "exc_name": float(any(w in words for w in _EXC_WORDS) and _EXC_NAME.search(words) is not None),
+        "problem": _seen(_PROBLEM, words, words_low),
+        "warn": _seen(_WARN, words, words_low),
+        "negated": _seen(_NEGATED, words, words_low),
+        "success": _seen(_SUCCESS, words, words_low),
+        "path_line": float(path_line),
+        "path_line_col": float(path_line and _PATH_LINE_COL_SEEN.search(s) is not None),
+        "line_word": _seen(_LINE_WORD, s, low),
         "frame": float(bool(_FRAME.search(s))),
         "caret": float(bool(_CARET.search(s))),
-        "assert": float(bool(_ASSERT.search(words))),
-        "summary": float(bool(_SUMMARY.search(s))),
-        "trailer": float(bool(_TRAILER.search(s))),
+        "assert": _seen(_ASSERT, words, words_low),
+        "summary": _seen(_SUMMARY, s, low),
+        "trailer": _seen(_TRAILER, s, low),
         "command": float(bool(_COMMAND.search(s))),
         "runner": float(bool(_RUNNER.search(s))),
-        "progress": float(bool(_PROGRESS.search(s))),
+        "progress": _seen(_PROGRESS, s, low),
         "level_info": float(bool(_LEVEL_INFO.search(s))),
         "level_err": float(bool(_LEVEL_ERR.search(s))),
         "gh_error": float(bool(_GH_ERROR.search(s))),
@@ -247,13 +296,27 @@ def _line_row(text: str) -> dict[str, float]:
         "indent_deep": float(indent >= 4),
         "len_log": math.log1p(n) / 5.0,
     }
-    if n:
+    if n and low is not None:
+        # An ASCII line: the characters of each kind are those bytes.translate deletes, at C speed.
+        data = stripped.encode("ascii")
+        upper = n - len(data.translate(None, _ASCII_UPPER))
+        digits = n - len(data.translate(None, _ASCII_DIGITS))
+        row["upper_frac"] = upper / n
+        row["digit_frac"] = digits / n
+        row["punct_frac"] = len(data.translate(None, _ASCII_ALNUM_SPACE)) / n
+    elif n:
         # Counted by str's own methods mapped over the line, not a generator step per character; no character
         # is both alphanumeric and a space (tests/ci/test_locator.py), so the rest is punctuation.
         row["upper_frac"] = sum(map(str.isupper, stripped)) / n
         row["digit_frac"] = sum(map(str.isdigit, stripped)) / n
         row["punct_frac"] = (n - sum(map(str.isalnum, stripped)) - sum(map(str.isspace, stripped))) / n
     return row
+
+
+# The ASCII characters str.isupper, str.isdigit, and str.isalnum or str.isspace are true of, asked of each.
+_ASCII_UPPER = bytes(c for c in range(128) if chr(c).isupper())
+_ASCII_DIGITS = bytes(c for c in range(128) if chr(c).isdigit())
+_ASCII_ALNUM_SPACE = bytes(c for c in range(128) if chr(c).isalnum() or chr(c).isspace())
 
 
 def _is_errorish(row: Mapping[str, float]) -> bool:

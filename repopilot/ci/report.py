@@ -112,6 +112,8 @@ class Attribution(_Report):
 
 @dataclass(slots=True, kw_only=True)
 class ReportFailure(_Report):
+    """One failure in a log: the rule that found it, its causal lines and what to do about it."""
+
     rule: str
     category: Category = "unknown"
     confidence: float = 0.0
@@ -167,6 +169,8 @@ class ExcerptInfo(_Report):
 
 @dataclass(slots=True, kw_only=True)
 class FailingStep(_Report):
+    """The CI step that failed: its name, where it starts and its error line, and its exit code."""
+
     name: str = ""
     line: int | None = None
     error_line: int | None = None
@@ -175,6 +179,8 @@ class FailingStep(_Report):
 
 @dataclass(slots=True, kw_only=True)
 class DiagnosisReport(_Report):
+    """The diagnosis of one job log."""
+
     category: Category = "unknown"
     decided_by: DecidedBy = "none"
     error_lines: list[int] = field(default_factory=list)

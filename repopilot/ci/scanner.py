@@ -111,6 +111,8 @@ def hyperscan_available() -> bool:
 
 @dataclass(slots=True)
 class Marker:
+    """A line the scan keeps with its text (a group header, a tail line)."""
+
     line: int
     text: str
 
@@ -126,6 +128,8 @@ class Candidate:
 
 @dataclass
 class ScanResult:
+    """What one pass over a log found: the rules' hits, the markers and the lines kept for later."""
+
     lines: int = 0
     size: int = 0
     engine: str = ""

@@ -11,7 +11,6 @@ import io
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,6 +104,8 @@ def _stdin(spec: str, cap: int) -> LogInput:
 
     The spool never has a name (O_TMPFILE, or unlinked at once): whatever ends the process, a kill included,
     nothing is left on disk."""
+    import tempfile  # only for piped input: it imports shutil, random and the compression modules
+
     src = sys.stdin.buffer
     spool = tempfile.TemporaryFile(prefix="repopilot-stdin-")  # noqa: SIM115 - lives as long as the LogInput
     try:

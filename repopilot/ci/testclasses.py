@@ -35,6 +35,8 @@ _MAX_SPANS = 20000
 
 @dataclass
 class _Pending:
+    """A test class whose run started and whose summary is still being looked for."""
+
     cls: bytes
     start: int  # the `Running` line
     left: int  # summaries still to look at

@@ -32,6 +32,8 @@ _RIVAL_WEIGHT = 0.7
 
 @dataclass(frozen=True)
 class Evidence:
+    """One reason for a category, with its strength and where it came from."""
+
     category: str
     strength: float
     source: str  # rule | command | goal | task | exit-code | lines

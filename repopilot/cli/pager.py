@@ -5,7 +5,6 @@ that cannot be started all get the text printed as it is."""
 from __future__ import annotations
 
 import shlex
-import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +28,8 @@ def _through(pager: str, text: str) -> bool:
         program = shlex.split(pager)[0] if pager.strip() else ""
     except ValueError:
         return False
+    import shutil  # only on a terminal, for long text: with tempfile and the compression modules it imports
+
     if not program or shutil.which(program) is None:
         return False
     import pydoc

@@ -77,7 +77,7 @@ def _install_patterns(patterns: Patterns) -> None:
 
 
 def _install_sources(sources: Sources) -> None:
-    import dataclasses  # after the patterns: its imports (inspect, tokenize) compile some
+    import dataclasses  # imported with the package already (repopilot/__init__.py: without inspect)
 
     # dataclasses calls `exec` by name: a global of that module named so is found before the builtin.
     def exec_(source: Any, scope: Any = None, names: Any = None) -> None:
@@ -118,7 +118,7 @@ def record(run: Callable[[], object]) -> tuple[Patterns, Sources]:
         exec(source, scope, names)  # noqa: S102
 
     _compiler.compile = compile_
-    import dataclasses  # after the patterns: its imports (inspect, tokenize) compile some
+    import dataclasses  # imported with the package already (repopilot/__init__.py: without inspect)
 
     setattr(dataclasses, "exec", exec_)  # noqa: B010
     try:

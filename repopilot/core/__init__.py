@@ -22,6 +22,7 @@ from .redact import (
 
 if TYPE_CHECKING:
     from .approval import ApprovalRequired, EndRun, Proposal, diff_sha256
+    from .atomic import new_temp_file
     from .budgets import DEFAULT_MAX_STEPS, MAX_TOOL_CALLS_PER_TURN, Budgets
     from .errors import (
         ApprovalError,
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
     "approval": ("ApprovalRequired", "EndRun", "Proposal", "diff_sha256"),
+    "atomic": ("new_temp_file",),
     "budgets": ("DEFAULT_MAX_STEPS", "MAX_TOOL_CALLS_PER_TURN", "Budgets"),
     "errors": (
         "ApprovalError", "ConfigError", "DeadlineExceeded", "GitHubAPIError", "InputError", "ProviderError",
@@ -154,6 +156,7 @@ __all__ = [
     "listen_for_waits",
     "load_messages",
     "load_trace",
+    "new_temp_file",
     "parse_retry_after",
     "quota_gate",
     "read_trace",

@@ -17,6 +17,8 @@ MAX_TOOL_CALLS_PER_TURN = 16
 
 @dataclass(slots=True, kw_only=True)
 class Budgets(Record):
+    """The limits of one agent run: steps, tokens, seconds and cost (None: no limit)."""
+
     # A record, not a pydantic model: the settings read the defaults above on every command, most never run the loop.
 
     max_steps: int | None = DEFAULT_MAX_STEPS

@@ -40,6 +40,8 @@ def shannon_entropy(text: str) -> float:
 
 @dataclass(frozen=True)
 class _Allow:
+    """What frees a match of a secret rule: patterns or stopwords looked for in the secret, the match or the line."""
+
     target: str  # "secret", "match" or "line"
     sources: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
@@ -62,6 +64,8 @@ class _Allow:
 
 @dataclass(frozen=True)
 class SecretRule:
+    """One kind of secret: its pattern, the keywords it needs and what frees a match."""
+
     id: str
     regex: str
     keywords: tuple[str, ...] = ()
@@ -122,6 +126,8 @@ class SecretRule:
 
 @dataclass
 class SecretRules:
+    """The secret rules, indexed by their keywords."""
+
     rules: Sequence[SecretRule]
     free: _Allow = field(default_factory=lambda: _Allow("secret"))
     source: dict[str, Any] = field(default_factory=dict)

@@ -76,6 +76,8 @@ def trace_path(run_id: str, directory: Path | None = None) -> Path:
 
 @dataclass(slots=True, kw_only=True)
 class Step(Record):
+    """One step of a run: a model call, a tool call, a decision or an approval."""
+
     step_number: int
     timestamp: str
     type: StepType
@@ -95,6 +97,8 @@ class Step(Record):
 
 @dataclass(slots=True, kw_only=True)
 class Totals(Record):
+    """What a run used: steps, calls, errors, tokens, cost and time."""
+
     steps: int = 0
     model_calls: int = 0
     tool_calls: int = 0
@@ -108,6 +112,8 @@ class Totals(Record):
 
 @dataclass(slots=True, kw_only=True)
 class RunTrace(Record):
+    """One run as recorded: what was asked, every step, the totals and the outcome."""
+
     version: int = VERSION
     run_id: str
     command: str

@@ -18,12 +18,12 @@ import contextlib
 import errno
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .atomic import new_temp_file
 from .errors import ConfigError, InputError
 
 if TYPE_CHECKING:  # pydantic validates what is read back; writing a trace (every `diagnose`) never imports it
@@ -82,7 +82,7 @@ class TraceFile:
         data = b"".join(encode(e) for e in events)
         tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.stem}.", suffix=".tmp", dir=self.path.parent)
+            fd, tmp = new_temp_file(self.path.parent, f".{self.path.stem}.", ".tmp")
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 if sync:

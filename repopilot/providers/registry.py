@@ -25,6 +25,8 @@ HOWTO = ("set REPOPILOT_MODEL=provider:model, e.g. openai:gpt-4o-mini, anthropic
 
 @dataclass(frozen=True)
 class ProviderInfo:
+    """A model provider: how to make its adapter and the variables it reads."""
+
     name: str
     factory: Callable[[str, Mapping[str, str]], Model]
     # Environment variables the provider reads: (endpoint variable, default endpoint, key variable or None).

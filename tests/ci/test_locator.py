@@ -4,9 +4,11 @@ in the trace, never chooses a generic trailer, and its shipped weights fit its f
 from __future__ import annotations
 
 import json
+import re
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from repopilot.ci.engine import diagnose_input, to_report
 from repopilot.ci.locator import FEATURES, _line_row, default_model, detect_shape, feature_rows, locate
@@ -131,13 +133,106 @@ def test_expected_and_actual_in_other_runners_words_read_as_an_assertion() -> No
 def test_character_fractions_count_what_they_say() -> None:
     # _line_row counts punctuation as what is neither alphanumeric nor a space: true only if no character is both.
     assert not any(chr(i).isalnum() and chr(i).isspace() for i in range(sys.maxunicode + 1))
-    for text in ("  ERROR: main.go:12:3: undefined: foo", "Ünïcödé — ½ ٣ x\u3000y!", "\t#!@ 42"):
+    every_ascii = "".join(map(chr, range(1, 128)))
+    for text in ("  ERROR: main.go:12:3: undefined: foo", "Ünïcödé — ½ ٣ x\u3000y!", "\t#!@ 42", every_ascii,
+                 "x" + every_ascii[::-1] + "\x1c\x1f y"):
         stripped = text.rstrip().lstrip()
         row = _line_row(text)
         n = len(stripped)
         assert row["upper_frac"] == sum(c.isupper() for c in stripped) / n
         assert row["digit_frac"] == sum(c.isdigit() for c in stripped) / n
         assert row["punct_frac"] == sum(not c.isalnum() and not c.isspace() for c in stripped) / n
+
+
+def _covered(items: Any, needles: tuple[str, ...], ignorecase: bool) -> bool:
+    """Whether every match of the parsed pattern `items` holds one of `needles` (lower-case when `ignorecase`, as
+    `str.lower()` gives an ASCII line). A run of literal characters counts; so does a group, a repeat of at least
+    one, or an alternation every branch of which is covered; and, case-insensitively, a literal no ASCII
+    character matches (the words are only looked for in ASCII lines)."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    def run_covered(run: str) -> bool:
+        if ignorecase and any(not any(re.fullmatch(re.escape(ch), chr(a), re.IGNORECASE) for a in range(128))
+                              for ch in run):
+            return True
+        text = run.lower() if ignorecase else run
+        return any(n in text for n in needles)
+
+    run = ""
+    for op, av in [*items, (None, None)]:
+        if op is c.LITERAL:
+            run += chr(av)
+            continue
+        if op is c.AT:  # zero-width: the literals either side are next to each other
+            continue
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is c.LITERAL:
+            run += chr(av[2][0][1])  # `=+`: one `=` at least, next to what comes before
+            if run_covered(run):
+                return True
+            run = ""
+            continue
+        if run and run_covered(run):
+            return True
+        run = ""
+        if op is c.SUBPATTERN and _covered(av[-1], needles, ignorecase):
+            return True
+        if op is c.BRANCH and all(_covered(alt, needles, ignorecase) for alt in av[1]):
+            return True
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and av[0] >= 1 and _covered(av[2], needles, ignorecase):
+            return True
+    return False
+
+
+def test_every_match_of_a_line_shape_holds_one_of_its_words() -> None:
+    from re import _parser  # type: ignore[attr-defined]
+
+    from repopilot.ci.locator import _ASSERT, _EXC_NAME, _EXC_WORDS, _NEEDS
+
+    assert _NEEDS and all(p.flags & re.IGNORECASE for p in _NEEDS)
+    for pattern, needles in _NEEDS.items():
+        assert all(n == n.lower() for n in needles), pattern.pattern
+        assert _covered(_parser.parse(pattern.pattern, pattern.flags), needles, True), pattern.pattern
+    assert not _EXC_NAME.flags & re.IGNORECASE
+    assert _covered(_parser.parse(_EXC_NAME.pattern, _EXC_NAME.flags), _EXC_WORDS, False)
+    # The check itself: a word that only some branches hold does not cover the pattern.
+    assert not _covered(_parser.parse(r"\bfoo\b|bar", re.IGNORECASE), ("foo",), True)
+    assert not _covered(_parser.parse(r"(?:a|b)?c+", re.IGNORECASE), ("a", "b"), True)
+    assert _covered(_parser.parse(r"x(?:aa|bb)c+", re.IGNORECASE), ("aa", "bb"), True)
+    assert _covered(_parser.parse(r"\[=+", re.IGNORECASE), ("[=",), True)
+    # Every word is needed: without one of them some match holds none (here: `got`).
+    assert not _covered(_parser.parse(_ASSERT.pattern, _ASSERT.flags), tuple(set(_NEEDS[_ASSERT]) - {"got"}), True)
+
+
+def _ungated(text: str) -> dict[str, float]:
+    """`_line_row`'s shapes, every pattern run on every line (what the words let it skip)."""
+    from repopilot.ci import locator as loc
+
+    s = text.rstrip()
+    words = loc._DIRS.sub("", s) if "/" in s or "\\" in s else s
+    on_words = {"err_word": loc._ERR_WORD, "exc_name": loc._EXC_NAME, "problem": loc._PROBLEM, "warn": loc._WARN,
+                "negated": loc._NEGATED, "success": loc._SUCCESS, "assert": loc._ASSERT}
+    on_line = {"path_line": loc._PATH_LINE, "path_line_col": loc._PATH_LINE_COL, "line_word": loc._LINE_WORD,
+               "summary": loc._SUMMARY, "trailer": loc._TRAILER, "progress": loc._PROGRESS}
+    return {**{k: float(bool(p.search(words))) for k, p in on_words.items()},
+            **{k: float(bool(p.search(s))) for k, p in on_line.items()}}
+
+
+def test_the_words_skip_only_patterns_that_cannot_match() -> None:
+    root = Path(__file__).resolve().parents[2]
+    lines = [line for log in sorted((root / "examples").glob("*.log")) for line in log.read_text().splitlines()]
+    lines += ["Tests run: 3, Failures: 1", "make[2]: *** [all] Error 2", "[=====>   ] 40%", "AssertionError",
+              "src/a.py:3:4: E501", "ERR! code 1", "a\u017f\u017fert ok", "KEYError: x", "ÉRROR: ünïcode fault ✗",
+              "0 errors",
+              "npm ERR! code ELIFECYCLE", "expected 3 but was 4", "  File \"x.py\", line 3", "Process completed",
+              "timed out", "time out", "Downloaded 3 MB", "result was", "should equal", "Error_reporting"]
+    assert len(lines) > 500
+    from repopilot.ci.locator import _PATH_LINE_COL_SEEN, _PATH_LINE_SEEN
+
+    assert "(?<=" in _PATH_LINE_SEEN.pattern and "(?<=" in _PATH_LINE_COL_SEEN.pattern  # the rewrite applies
+    lines += ["a.b:3", "./x.py(3,4)", "a..b:3", ".go:3", "-.c:[1,2]", "é.c:3", "x.c :3", "x/y.c:12:3"]
+    for text in lines:
+        row = _line_row(text)
+        assert {k: row[k] for k in _ungated(text)} == _ungated(text), text
 
 
 def test_progress_is_a_line_that_begins_with_what_it_is_doing() -> None:

@@ -32,9 +32,15 @@ FORBIDDEN = ("httpx", "ssl", "click", "repopilot.providers.http_client", "repopi
              # only when there is something to read: --debug's traceback; run ids come from os.urandom, package
              # data from the package's files
              "traceback", "secrets", "importlib.resources", "importlib.metadata",
-             # OpenSSL's hashes (the built-in SHA-256 gives the same digests: ci/digest.py), `platform` for the
-             # machine's name (os.uname), signals for the forked scan's workers (the default is one pass)
-             "hashlib", "_hashlib", "platform", "signal")
+             # OpenSSL's hashes (the built-in SHA-256 and BLAKE2b give the same digests: ci/digest.py), `platform`
+             # for the machine's name (os.uname), signals for the forked scan's workers (the default is one pass)
+             "hashlib", "_hashlib", "platform", "signal",
+             # what `dataclasses` imports to name a class without a docstring (its signature): every dataclass a
+             # diagnose makes has one, and `inspect` is imported on first use (repopilot/__init__.py)
+             "inspect", "ast", "dis", "tokenize",
+             # tempfile (with shutil, random and the compression modules): atomic writes make their temporary file
+             # themselves (core/atomic.py); stdin is spooled and a pager looked for only when there is one
+             "tempfile", "shutil", "random", "bz2", "lzma")
 # Warm (the catalog validated once and cached), TOML is parsed only from a config file, and there is none here.
 FORBIDDEN_WARM = (*FORBIDDEN, "tomllib")
 
@@ -85,3 +91,16 @@ def test_a_builtin_provider_is_imported_when_a_model_is_made() -> None:
             "print(type(m).__name__, m.endpoint, 'httpx' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120).stdout
     assert out.split() == ["OpenAIModel", "https://api.openai.com/v1", "True"]
+
+
+def test_a_dataclass_without_a_docstring_is_still_named_by_its_signature() -> None:
+    # The package imports `dataclasses` with `inspect` deferred: the first class that needs it imports it, once.
+    code = ("import sys, repopilot, dataclasses\n"
+            "before = 'inspect' in sys.modules\n"
+            "@dataclasses.dataclass\n"
+            "class A:\n"
+            "    x: int\n"
+            "import inspect\n"
+            "print(before, A.__doc__, dataclasses.inspect.signature is inspect.signature)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120).stdout
+    assert out.split() == ["False", "A(x:", "int)", "True"]
