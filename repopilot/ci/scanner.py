@@ -16,6 +16,7 @@ import contextlib
 import os
 import re
 import threading
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,8 +138,10 @@ class ScanResult:
     groups: list[Marker] = field(default_factory=list)
     endgroups: list[int] = field(default_factory=list)
     successes: list[int] = field(default_factory=list)
-    jobs: list[int] = field(default_factory=list)  # lines where a job's log begins (JOB_START), the latest ones
-    job_ends: list[int] = field(default_factory=list)  # lines where a job's log ends (JOB_END), the latest ones
+    # Lines where a job's log begins (JOB_START) and ends (JOB_END), the latest ones: a concatenation of thousands
+    # of logs has thousands of each, kept as machine integers (8 bytes each, not a 32-byte object per line).
+    jobs: array[int] = field(default_factory=lambda: array("q"))
+    job_ends: array[int] = field(default_factory=lambda: array("q"))
     # (first, last) line spans of test classes that ran and passed (Surefire's `Running X` .. `Tests run: ..
     # Failures: 0, Errors: 0 .. - in X`)
     passed_classes: list[tuple[int, int]] = field(default_factory=list)
@@ -564,7 +567,7 @@ def _azure_head(n: int, get: LineGetter) -> Marker | None:
     return Marker(last, "") if rules == 2 else None
 
 
-def _keep_latest(lines: list[int], n: int) -> None:
+def _keep_latest(lines: array[int], n: int) -> None:
     lines.append(n)
     if len(lines) > _KEEP_JOBS:
         del lines[: _KEEP_JOBS // 2]

@@ -267,8 +267,8 @@ def _add_part(out: ScanResult, part: ScanResult, by: int) -> list[Hit]:
     out.scripts.update({n + by: Marker(m.line + by, m.text) for n, m in part.scripts.items()})
     out.endgroups += [n + by for n in part.endgroups][: room - len(out.endgroups)]
     out.successes += [n + by for n in part.successes][: room - len(out.successes)]
-    out.jobs += [n + by for n in part.jobs]
-    out.job_ends += [n + by for n in part.job_ends]
+    out.jobs.extend(n + by for n in part.jobs)
+    out.job_ends.extend(n + by for n in part.job_ends)
     out.passed_classes += [(a + by, b + by) for a, b in part.passed_classes]
     for n, text in part.text.items():
         out.text.setdefault(n + by, text)
