@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from record import find, run, write_case
 from shapes import SHAPES, Step
 
-__all__ = ["SHAPES", "Case", "block", "find", "shape_for", "version"]
+__all__ = ["SHAPES", "Case", "block", "find", "shape_for", "version", "wheel"]
 
 ROOTS = {"github": "/home/runner/work/{p}/{p}", "gitlab": "/builds/acme/{p}", "travis": "/home/travis/build/acme/{p}",
          "jenkins": "/var/jenkins/workspace/{p}", "plain": "/tmp/build/{p}", "azure": "/home/vsts/work/1/s"}
@@ -124,3 +124,25 @@ class Case:
 
     def clean(self) -> None:
         shutil.rmtree(self.dir.parent if self.shape == "github" else self.dir, ignore_errors=True)
+
+
+def wheel(dest: Path, dist: str, version: str, requires: Iterable[str] = ()) -> Path:
+    """A minimal real wheel in `dest` (a vendored dependency or an index's content, not a tool's output)."""
+    import io
+    import zipfile
+
+    mod = dist.replace("-", "_")
+    info = f"{mod}-{version}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n" + "".join(
+        f"Requires-Dist: {r}\n" for r in requires)
+    files = {f"{mod}/__init__.py": f"__version__ = '{version}'\n", f"{info}/METADATA": meta,
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: corpus\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+             f"{info}/RECORD": ""}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for k, v in files.items():
+            z.writestr(k, v)
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / f"{mod}-{version}-py3-none-any.whl"
+    path.write_bytes(buf.getvalue())
+    return path

@@ -18,14 +18,12 @@ Tools: Debian 12 (`apt-get install r-base-core r-cran-testthat swi-prolog-nox tc
 from __future__ import annotations
 
 import http.server
-import io
 import json
 import os
 import re
 import subprocess
 import sys
 import threading
-import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,6 +35,7 @@ from kit import WORK, Step, cleanup, env, grep, project
 from maker import Cases, make_all
 from record import find, run, write_case
 from shapes import render
+from ws import wheel
 
 PIP_TOOLS = ["pytest", "robotframework", "behave", "sqlfluff", "ansible-core", "pre-commit", "uv", "ziglang", "poetry",
              "check-jsonschema"]
@@ -955,25 +954,6 @@ def solc_type_error(name: str, shape: str) -> Made:
 
 
 # --- Python packaging front ends, pre-commit, a schema check ---------------------------------------------------
-
-def wheel(dest: Path, dist: str, version: str, requires: list[str] = ()) -> Path:
-    """A minimal real wheel (an index's content, not a tool's output)."""
-    mod = dist.replace("-", "_")
-    name = f"{mod}-{version}-py3-none-any.whl"
-    info = f"{mod}-{version}.dist-info"
-    meta = f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n" + "".join(
-        f"Requires-Dist: {r}\n" for r in requires)
-    files = {f"{mod}/__init__.py": f"__version__ = '{version}'\n", f"{info}/METADATA": meta,
-             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: corpus\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-             f"{info}/RECORD": ""}
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for k, v in files.items():
-            z.writestr(k, v)
-    dest.mkdir(parents=True, exist_ok=True)
-    (dest / name).write_bytes(buf.getvalue())
-    return dest / name
-
 
 @contextmanager
 def index(files: dict[str, list[Path]], status: int = 200) -> Iterator[str]:

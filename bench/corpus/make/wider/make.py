@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from record import run  # noqa: E402
-from ws import Case, block, find, version  # noqa: E402
+from ws import Case, block, find, version, wheel  # noqa: E402
 
 WORK = Path(os.environ.get("CORPUS_WORK", "/tmp/corpus-x"))
 TOOLS = WORK / "tools" / "bin"
@@ -103,25 +103,6 @@ def req(out: list[str], *patterns: str, limit: int = 3) -> list[int]:
 
 
 # ================================================================ Python: noise around the failure
-
-def wheel(dest: Path, dist: str, ver: str, requires: tuple[str, ...] = ()) -> Path:
-    """A minimal real wheel (a vendored dependency, not a tool's output)."""
-    import io
-    import zipfile
-    mod = dist.replace("-", "_")
-    info = f"{mod}-{ver}.dist-info"
-    meta = f"Metadata-Version: 2.1\nName: {dist}\nVersion: {ver}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires)
-    files = {f"{mod}/__init__.py": f"__version__ = '{ver}'\n", f"{info}/METADATA": meta,
-             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: corpus\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-             f"{info}/RECORD": ""}
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for k, v in files.items():
-            z.writestr(k, v)
-    dest.mkdir(parents=True, exist_ok=True)
-    (dest / f"{mod}-{ver}-py3-none-any.whl").write_bytes(buf.getvalue())
-    return dest
-
 
 PY_LIB = '''"""Parse and validate order records from the partner feed."""
 import warnings
