@@ -8,8 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from ..ci import GitHubAccess, Scanner, default_scanner
-from ..ci.native import use as use_native
+from ..ci import GitHubAccess, Scanner, default_scanner, use_native
 from ..core import TraceRecorder
 from .settings import Settings
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeAlias
 if TYPE_CHECKING:
     from ._native import Matches
 
-__all__ = ["NATIVE", "Found", "available", "pairs", "use"]
+__all__ = ["NATIVE", "Found", "available", "pairs", "use", "use_native"]
 
 # An engine's matches in a piece, (end offset, pattern id) each: a list (Python `re`, or hyperscan without the
 # extension) or the extension's `Matches` (hyperscan's callback with it).
@@ -51,3 +51,7 @@ def use(on: bool) -> bool:
 def pairs(found: Found) -> list[tuple[int, int]]:
     """The matches as a list of (end offset, pattern id)."""
     return found if isinstance(found, list) else found.pairs()
+
+
+# The name the package face gives `use` (the application layer turns the C forms on or off by its settings).
+use_native = use
