@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from ..core import ConfigError
 from . import native
-from .ahead import scanned_ahead
+from .ahead import Packed, reopenable, scanned_ahead, scanning
 from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule
@@ -379,19 +379,19 @@ class Scanner:
         self._keywords: _Engine = _HyperscanEngine(kw, cache_dir) if use_hs else _ReEngine(kw)
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None, ahead: bool = False) -> ScanResult:
-        """`ahead`: read and scan the next piece in a thread while this one's lines are worked on (ci/ahead.py)."""
+        """`ahead`: a big regular file is scanned by a forked child ahead of this process's work on the lines
+        (ci/ahead.py); the result is the same."""
         res = ScanResult(engine=self.engine.name)
         reread = rereader(stream)
-        pieces = ((p, OWN, o if reread is not None else None)
-                  for p, o in located_pieces(stream, self.chunk_size, res))
-        # Hyperscan and reading let the interpreter lock go: the next piece is read and scanned in a thread while
-        # this one's lines are worked on (ci/ahead.py). Python `re` holds the lock: nothing to overlap.
-        if ahead and self.engine.name == "hyperscan":
-            engine_scan = self.engine.bound()
-            scanned = scanned_ahead(pieces, lambda p: engine_scan(p[0]))
-        else:
-            scanned = ((p, self._matches(p)) for p in pieces)
-        return self._scan(scanned, res, progress=progress, reread=reread)
+        where = reopenable(stream) if ahead else None
+        located = located_pieces(stream, self.chunk_size, res)
+        with scanning() as alone:
+            if where is not None and alone:
+                triples = scanned_ahead(located, where, self.chunk_size, self.engine.scan)
+            else:
+                triples = ((p, o, self.engine.scan(p)) for p, o in located)
+            scanned = (((p, OWN, o if reread is not None else None), found) for p, o, found in triples)
+            return self._scan(scanned, res, progress=progress, reread=reread)
 
     def scan_pieces(self, pieces: Iterable[Piece], res: ScanResult, *, progress: ProgressFn | None = None,
                     at_end: bool = True, reread: Reread | None = None) -> ScanResult:
@@ -399,14 +399,15 @@ class Scanner:
         answers for; numbered up to line 0) and `TRAIL` (after it) are only context for blocks that run into
         them: ci/split.py scans a big file in parts this way. `at_end`: the last piece is the log's end (the tail,
         the last commands and keywords are read there). `reread`: reads a piece again by its origin."""
-        return self._scan(((p, self._matches(p)) for p in pieces), res, progress=progress, at_end=at_end,
-                          reread=reread)
+        with scanning():
+            return self._scan(((p, self._matches(p)) for p in pieces), res, progress=progress, at_end=at_end,
+                              reread=reread)
 
     def _matches(self, piece: Piece) -> native.Found | None:
         """The engine's matches in a piece the scan answers for (None for context)."""
         return self.engine.scan(piece[0]) if piece[1] == OWN else None
 
-    def _scan(self, scanned: Iterable[tuple[Piece, native.Found | None]], res: ScanResult, *,
+    def _scan(self, scanned: Iterable[tuple[Piece, native.Found | Packed | None]], res: ScanResult, *,
               progress: ProgressFn | None, at_end: bool = True, reread: Reread | None) -> ScanResult:
         window = Window()
         state = _State(res, reread)
@@ -481,11 +482,14 @@ class Scanner:
         return found
 
     @staticmethod
-    def _locate(data: bytes, first: int, found: native.Found
+    def _locate(data: bytes, first: int, found: native.Found | Packed
                 ) -> tuple[list[int], dict[int, set[int]], int, list[tuple[int, int]]]:
         """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count), and
         the offset where each flagged line starts."""
         c = native.NATIVE
+        if isinstance(found, Packed):  # located by the child scanning ahead (which only runs with the extension)
+            assert c is not None
+            return c.unpack_located(found.data, first)  # type: ignore[no-any-return]
         if c is not None:
             return c.locate(data, first, found)  # type: ignore[no-any-return]
         matches = native.pairs(found)
