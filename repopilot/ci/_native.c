@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define ESC 0x1b
 /* Below this a buffer is cleaned without letting the lock go: releasing and taking it back costs more. */
@@ -474,6 +477,22 @@ static PyObject *newlines(PyObject *module, PyObject *arg)
     return PyLong_FromSsize_t(count);
 }
 
+/* glibc keeps the pages of freed buffers in its heap wherever a hole is left; a scan allocates and frees a few
+ * 256 KB buffers per piece, and the holes grew a 500 MB scan's peak memory by 3 MB (8 MB in the helper that scans
+ * ahead). Giving the free pages back every few MB keeps it flat; elsewhere this does nothing. */
+static PyObject *trim(PyObject *module, PyObject *unused)
+{
+#ifdef __GLIBC__
+    int released;
+    Py_BEGIN_ALLOW_THREADS
+    released = malloc_trim(0);
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(released);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 /* ---- module --------------------------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -483,6 +502,7 @@ static PyMethodDef methods[] = {
     {"pack_located", pack_located, METH_VARARGS, "pack_located(data, matches) -> bytes: locate's result, packed."},
     {"unpack_located", unpack_located, METH_VARARGS, "unpack_located(packed, first) -> what locate gives."},
     {"newlines", newlines, METH_O, "The number of newline bytes in data."},
+    {"trim", trim, METH_NOARGS, "Give the C heap's free pages back to the system (glibc); whether any were."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,19 +1,21 @@
-"""A big log file scanned ahead by a forked child while this process works on the lines: the child reads the file
-on its own, cleans each piece, scans it with hyperscan and numbers the lines of its matches (all in C, ci/native.py);
-this process reads and cleans the same pieces (it needs their bytes) and gets each piece's located matches from the
-child through a pipe, a few KB per 256 KB piece. The engine's scan, most of a pass's per-byte work, then runs on the
-other core while this one does the per-line Python work.
+"""A big log file scanned ahead by a helper process while this one works on the lines: the helper reads the file on
+its own, cleans each piece, scans it with hyperscan and numbers the lines of its matches (in C, ci/native.py); this
+process reads and cleans the same pieces (it needs their bytes) and gets each piece's located matches through a
+pipe, a few KB per 256 KB piece. The engine's scan, most of a pass's per-byte work, then runs on the other core
+while this one does the per-line Python work.
 
 Why a process and not a thread: hyperscan's Python binding takes the interpreter lock for every match it reports
 (half a million in a 500 MB Maven log), so a thread scanning while this one runs Python waits for the lock at every
-match; a thread that read and cleaned ahead, scanning here, lost to one pass on a quiet machine (bench/speed.py).
+match. Why a new interpreter and not a fork: a forked child shares this process's pages until either writes to
+one, and this process's per-line work writes all over its heap, so the pair's memory grew with the time the scan
+took (31 MB at 10 MB, 54 MB at 500 MB from a wheel). The helper is a small interpreter of its own (`python -S`,
+hyperscan and two of RepoPilot's modules: about 10 MB whatever the log's size) that is ready after 30-40 ms; until
+then this process scans the first pieces itself, and hands the helper the rest at a piece's end.
 
-Results are the same as one pass (tests/ci/test_scan_ahead.py): the child's pieces are the ones this process reads
-(the same file, read the same way), and a piece whose size differs from this process's (the file changed under the
-scan), a child that fails or stops answering, are met by scanning here from that piece on. The child is forked with
-the compiled database in memory, does not collect garbage (a collection writes to every object it visits, copying
-the pages it shares with the parent) and holds one piece at a time: about 5 MB more for the process tree whatever
-the log's size (README, "Scanning a big log").
+Results are the same as one pass (tests/ci/test_scan_ahead.py): the helper's pieces are the ones this process
+reads (the same file, read the same way from the same place), and a piece whose size differs from this process's
+(the file changed under the scan), or a helper that fails or stops answering, is met by scanning here from that
+piece on.
 """
 
 from __future__ import annotations
@@ -21,162 +23,166 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import stat
 import struct
-import threading
+import sys
 from collections.abc import Callable, Iterator
-from typing import BinaryIO, NamedTuple
+from pathlib import Path
+from typing import IO, Any, BinaryIO, NamedTuple
 
 from . import native
 from .native import Found
-from .pieces import Origin, located_pieces
+from .pieces import Origin
 
-__all__ = ["AHEAD_FROM", "Packed", "reopenable", "scanned_ahead", "scanning"]
+__all__ = ["AHEAD_FROM", "Packed", "reopenable", "scanned_ahead"]
 
-# A file below this is scanned in one pass: forking and the child's first piece cost a few milliseconds.
+# A file below this is scanned in one pass: the helper's start-up is worth it only when it has a few MB to scan.
 AHEAD_FROM = 4 * 1024 * 1024
-# Seconds this process waits for the child's next piece before going on without it (a child that cannot answer:
-# forked while another thread held hyperscan's lock; never seen, but a scan must not hang on it).
+# Seconds this process waits for the helper's next piece before going on without it (one that cannot answer).
 _PATIENCE = 20.0
-_HEADER = struct.Struct("<qq")  # a piece's cleaned size (-1: the child failed), its packed matches' size
-_FAILED = -1
+# Seconds a piece waits for the helper to be ready: none (it is scanned here meanwhile); tests wait for it.
+_READY_WAIT = 0.0
+_HEADER = struct.Struct("<qq")  # a piece's cleaned size, its packed matches' size
+_OFFSET = struct.Struct("<q")  # where the helper starts: bytes from where this process began reading
+_READY = b"R"
+# The helper: a database and where to start on stdin, records on stdout. Only what it needs is imported (not
+# `site`: the paths are given, RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB
+# of its own.
+_HELPER = """
+import struct, sys, types
+sys.path[:0] = sys.argv[4:]
+for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without the packages' start-up (2 MB)
+    package = sys.modules[name] = types.ModuleType(name)
+    package.__path__ = [sys.argv[4] + "/" + name.replace(".", "/")]
+import hyperscan
+from repopilot.ci import _native
+from repopilot.ci.pieces import located_pieces
+header, offset = struct.Struct("<qq"), struct.Struct("<q")
+fin, out = sys.stdin.buffer, sys.stdout.buffer
+db = hyperscan.loadb(fin.read(int(sys.argv[3])), hyperscan.HS_MODE_BLOCK)
+scratch = hyperscan.Scratch(db)
+out.write(b"R"); out.flush()
+(start,) = offset.unpack(fin.read(offset.size))
+class Count: size = 0
+with open(sys.argv[1], "rb") as fh:
+    fh.seek(start)
+    for k, (cleaned, _) in enumerate(located_pieces(fh, int(sys.argv[2]), Count())):
+        found = _native.Matches()
+        db.scan(cleaned, match_event_handler=found, scratch=scratch)
+        packed = _native.pack_located(cleaned, found)
+        out.write(header.pack(len(cleaned), len(packed)) + packed); out.flush()
+        if k % 16 == 15:
+            _native.trim()  # else the buffers' holes grew the helper by 8 MB at 500 MB
+"""
 
 
 class Packed(NamedTuple):
-    """A piece's matches as the child located them (`native.pack_located`)."""
+    """A piece's matches as the helper located them (`native.pack_located`)."""
 
     data: bytes
 
 
-class _Counter:
-    size = 0
-
-
-# Scans running in this process now, any thread: a child is forked only by the one scan running, so that no other
-# thread is inside hyperscan (which keeps a global lock the child would wait on forever).
-_running = 0
-_running_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def scanning() -> Iterator[bool]:
-    """Around a scan: yields whether it is the only one running in this process."""
-    global _running  # noqa: PLW0603 - one count per process
-    with _running_lock:
-        _running += 1
-        alone = _running == 1
-    try:
-        yield alone
-    finally:
-        with _running_lock:
-            _running -= 1
-
-
 def reopenable(stream: BinaryIO) -> tuple[str, int] | None:
-    """The path `stream`'s file can be opened again by and where reading begins in it, when a child may scan it
-    ahead: a regular file of at least `AHEAD_FROM` bytes from here, opened by a path that still names it, on a
-    system with fork and the C extension; else None."""
-    if not hasattr(os, "fork") or native.NATIVE is None:
+    """The path `stream`'s file can be opened again by and where reading begins in it, when a helper may scan it
+    ahead: a regular file with at least `AHEAD_FROM` bytes from here, opened by a path that still names it, with the
+    C extension; else None."""
+    if native.NATIVE is None or not sys.executable:
         return None
     name = getattr(stream, "name", None)
     try:
-        if not isinstance(name, str) or stream.seekable() is False:
+        if not isinstance(name, str) or not stream.seekable():
             return None
         here, there = os.fstat(stream.fileno()), os.stat(name)
         start = stream.tell()
     except (OSError, ValueError, AttributeError):
         return None
-    import stat
-
     if not stat.S_ISREG(here.st_mode) or not os.path.samestat(here, there) or here.st_size - start < AHEAD_FROM:
         return None
-    return name, start
+    return os.path.abspath(name), start
 
 
 def scanned_ahead(pieces: Iterator[tuple[bytes, Origin | None]], where: tuple[str, int], chunk_size: int,
-                  scan: Callable[[bytes], Found]) -> Iterator[tuple[bytes, Origin | None, Found | Packed]]:
-    """Each of `pieces` (this process's, read from the file at `where`) with its matches: located by a child that
-    reads the file on its own, or found here by `scan` once the child cannot give them."""
-    r, w = os.pipe()
-    with contextlib.suppress(AttributeError, OSError):  # Linux: room for a few MB of records, not 64 KB
-        import fcntl
-
-        fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 1 << 20)
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child (coverage does not follow forks)
-        _child(r, w, where, chunk_size, scan)
-    os.close(w)
-    child: _Pipe | None = _Pipe(r)
+                  scan: Callable[[bytes], Found], database: bytes) -> Iterator[tuple[bytes, Origin | None,
+                                                                                     Found | Packed]]:
+    """Each of `pieces` (this process's, read from the file at `where`) with its matches: found here by `scan`
+    until the helper is ready and after it fails, located by the helper (which loads `database`) in between."""
+    helper = _Helper(where, chunk_size, database)
     try:
         for cleaned, origin in pieces:
-            packed = child.next(len(cleaned)) if child is not None else None
-            if packed is None and child is not None:
-                child.close(pid)
-                child = None
-            yield cleaned, origin, Packed(packed) if packed is not None else scan(cleaned)
+            packed = helper.next(len(cleaned)) if helper.state == _Helper.SCANNING else None
+            if packed is None and helper.state == _Helper.SCANNING:
+                helper.stop()  # it failed, stopped answering or read other bytes: the rest is scanned here
+            if packed is not None:
+                yield cleaned, origin, Packed(packed)
+                continue
+            if helper.state == _Helper.STARTING and origin is not None and helper.ready():
+                helper.start_at(origin.offset + origin.size)  # the next piece is the helper's
+            yield cleaned, origin, scan(cleaned)
     finally:
-        if child is not None:
-            child.close(pid)
+        helper.stop()
 
 
-def _child(r: int, w: int, where: tuple[str, int], chunk_size: int,
-           scan: Callable[[bytes], Found]) -> None:  # pragma: no cover - runs in the forked child
-    import gc
-    import signal
+class _Helper:
+    """The helper process and its pipes."""
 
-    code = 1
-    try:
-        os.close(r)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C reaches the group: stop, say nothing
-        gc.disable()
-        c = native.NATIVE
-        assert c is not None
-        path, start = where
-        with open(path, "rb") as fh, os.fdopen(w, "wb", buffering=0) as out:
-            fh.seek(start)
-            try:
-                for cleaned, _ in located_pieces(fh, chunk_size, _Counter()):
-                    packed = c.pack_located(cleaned, scan(cleaned))
-                    _write(out, _HEADER.pack(len(cleaned), len(packed)) + packed)
-                code = 0
-            except BrokenPipeError:
-                code = 0  # the scan stopped: nobody reads any more
-            except BaseException:
-                _write(out, _HEADER.pack(_FAILED, 0))
-                raise
-    finally:
-        os._exit(code)
+    STARTING, SCANNING, STOPPED = "starting", "scanning", "stopped"
 
+    def __init__(self, where: tuple[str, int], chunk_size: int, database: bytes) -> None:
+        import subprocess  # only for a big file
 
-def _write(out: BinaryIO, data: bytes) -> None:  # pragma: no cover - runs in the forked child
-    view = memoryview(data)
-    while view:
-        view = view[out.write(view) or 0:]
-
-
-class _Pipe:
-    """The reading end: each piece's record, waited for at most `_PATIENCE` seconds."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+        path, self._base = where
+        paths = [str(Path(__file__).resolve().parents[2]), *_module_dirs("hyperscan")]
+        self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [sys.executable, "-S", "-c", _HELPER, path, str(chunk_size), str(len(database)), *paths],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        self.state = self.STARTING
         self._buf = bytearray()
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._in: IO[bytes] = self._proc.stdin
+        self._out = self._proc.stdout.fileno()
+        for fd in (self._in.fileno(), self._out):
+            with contextlib.suppress(ImportError, AttributeError, OSError):  # Linux: room for the database and
+                import fcntl  # for a few hundred pieces' records, not 64 KB: neither side waits on the other
+
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+        try:
+            self._in.write(database)  # the pipe takes it while the helper starts (it reads it first)
+        except OSError:
+            self.stop()
+
+    def ready(self) -> bool:
+        """Whether the helper has loaded the database (waiting `_READY_WAIT` seconds at most)."""
+        if self.state != self.STARTING or not select.select([self._out], [], [], _READY_WAIT)[0]:
+            return False
+        if self._read(len(_READY), 0) != _READY:
+            self.stop()
+            return False
+        return True
+
+    def start_at(self, offset: int) -> None:
+        """The helper scans from `offset` bytes after where this process began reading."""
+        try:
+            self._in.write(_OFFSET.pack(self._base + offset))
+            self._in.close()
+        except OSError:
+            self.stop()
+            return
+        self.state = self.SCANNING
 
     def next(self, size: int) -> bytes | None:
-        """The next piece's packed matches when the child located a piece of `size` cleaned bytes; else None."""
-        head = self._read(_HEADER.size)
+        """The next piece's packed matches when the helper located a piece of `size` cleaned bytes; else None."""
+        head = self._read(_HEADER.size, _PATIENCE)
         if head is None:
             return None
         got, length = _HEADER.unpack(head)
-        if got != size:
-            return None
-        return self._read(length)
+        return self._read(length, _PATIENCE) if got == size else None
 
-    def _read(self, n: int) -> bytes | None:
+    def _read(self, n: int, patience: float) -> bytes | None:
         buf = self._buf
         while len(buf) < n:
-            ready, _, _ = select.select([self.fd], [], [], _PATIENCE)
-            if not ready:
+            if not select.select([self._out], [], [], patience)[0]:
                 return None
-            block = os.read(self.fd, max(n - len(buf), 1 << 16))
+            block = os.read(self._out, max(n - len(buf), 1 << 16))
             if not block:
                 return None
             buf += block
@@ -184,8 +190,27 @@ class _Pipe:
         del buf[:n]
         return data
 
-    def close(self, pid: int) -> None:
-        os.close(self.fd)  # a child still writing gets a broken pipe
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, 9)  # one waiting for a lock, or still scanning a piece nobody will read
-        os.waitpid(pid, 0)
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        self.state = self.STOPPED
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            proc.kill()  # one still scanning a piece nobody will read, or waiting on a full pipe
+        for pipe in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()  # type: ignore[union-attr]
+        proc.wait()
+
+
+def _module_dirs(name: str) -> list[str]:
+    """The directory `name` is imported from (the helper runs without `site`), if it is importable here."""
+    module: Any = sys.modules.get(name)
+    if module is None:
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+    else:
+        origin = getattr(module, "__file__", None)
+    return [str(Path(origin).resolve().parents[1])] if origin else []

@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from ..core import ConfigError
 from . import native
-from .ahead import Packed, reopenable, scanned_ahead, scanning
+from .ahead import Packed, reopenable, scanned_ahead
 from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule
@@ -89,7 +89,9 @@ _EAGER = 100
 _EAGER_TOTAL = 300
 _MAX_LOSERS = 2000
 _MAX_HITS = 20000
-_MAX_PLANS = 4096  # distinct sets of patterns flagged on one line whose plan is kept (a log has a few dozen)
+_MAX_PLANS = 4096
+# Pieces between two returns of the C heap's free pages (`native.trim`: memory flat in the log's size).
+_TRIM_EVERY = 16  # distinct sets of patterns flagged on one line whose plan is kept (a log has a few dozen)
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 # What a piece of the log is to `Scanner.scan_pieces`: read before the part scanned, the part, read after it.
 LEAD, OWN, TRAIL = "lead", "own", "trail"
@@ -172,6 +174,10 @@ class _Engine:
     def scan(self, data: bytes) -> native.Found:
         """(end offset, pattern id) of every match (ends first: sorting them is a plain sort)."""
         raise NotImplementedError
+
+    def serialized(self) -> bytes | None:
+        """The compiled database, for a helper process to load (None: this engine has none)."""
+        return None
 
     def bound(self) -> Callable[[bytes], native.Found]:
         """`scan` as this thread would run it, for a thread that scans on its behalf while it does not."""
@@ -299,6 +305,9 @@ class _HyperscanEngine(_Engine):
         scratch = self._thread_scratch()
         return lambda data: self._scan(data, scratch)
 
+    def serialized(self) -> bytes | None:
+        return self._hs.dumpb(self._db)
+
     def _scan(self, data: bytes, scratch: Any) -> native.Found:
         c = native.NATIVE
         if c is not None:
@@ -379,19 +388,19 @@ class Scanner:
         self._keywords: _Engine = _HyperscanEngine(kw, cache_dir) if use_hs else _ReEngine(kw)
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None, ahead: bool = False) -> ScanResult:
-        """`ahead`: a big regular file is scanned by a forked child ahead of this process's work on the lines
+        """`ahead`: a big regular file is scanned by a helper process ahead of this process's work on the lines
         (ci/ahead.py); the result is the same."""
         res = ScanResult(engine=self.engine.name)
         reread = rereader(stream)
         where = reopenable(stream) if ahead else None
+        database = self.engine.serialized() if where is not None else None
         located = located_pieces(stream, self.chunk_size, res)
-        with scanning() as alone:
-            if where is not None and alone:
-                triples = scanned_ahead(located, where, self.chunk_size, self.engine.scan)
-            else:
-                triples = ((p, o, self.engine.scan(p)) for p, o in located)
-            scanned = (((p, OWN, o if reread is not None else None), found) for p, o, found in triples)
-            return self._scan(scanned, res, progress=progress, reread=reread)
+        if where is not None and database is not None:
+            triples = scanned_ahead(located, where, self.chunk_size, self.engine.scan, database)
+        else:
+            triples = ((p, o, self.engine.scan(p)) for p, o in located)
+        scanned = (((p, OWN, o if reread is not None else None), found) for p, o, found in triples)
+        return self._scan(scanned, res, progress=progress, reread=reread)
 
     def scan_pieces(self, pieces: Iterable[Piece], res: ScanResult, *, progress: ProgressFn | None = None,
                     at_end: bool = True, reread: Reread | None = None) -> ScanResult:
@@ -399,9 +408,8 @@ class Scanner:
         answers for; numbered up to line 0) and `TRAIL` (after it) are only context for blocks that run into
         them: ci/split.py scans a big file in parts this way. `at_end`: the last piece is the log's end (the tail,
         the last commands and keywords are read there). `reread`: reads a piece again by its origin."""
-        with scanning():
-            return self._scan(((p, self._matches(p)) for p in pieces), res, progress=progress, at_end=at_end,
-                              reread=reread)
+        return self._scan(((p, self._matches(p)) for p in pieces), res, progress=progress, at_end=at_end,
+                          reread=reread)
 
     def _matches(self, piece: Piece) -> native.Found | None:
         """The engine's matches in a piece the scan answers for (None for context)."""
@@ -413,6 +421,7 @@ class Scanner:
         state = _State(res, reread)
         pending: tuple[list[int], dict[int, set[int]]] | None = None
         next_line = 1
+        pushed = 0
         for (cleaned, role, origin), matches in scanned:
             if role == LEAD:
                 newlines = cleaned.count(b"\n")
@@ -431,6 +440,9 @@ class Scanner:
             if window.full():
                 state.release(window.chunks[0], self.catalog.rules, window)
             window.push(chunk)
+            pushed += 1
+            if pushed % _TRIM_EVERY == 0 and native.NATIVE is not None:
+                native.NATIVE.trim()
             state.classes.advance(chunk)
             # A chunk's hits are handled once the next chunk is in memory: blocks may run into it.
             if pending is not None:

@@ -1,13 +1,14 @@
-"""A big file scanned ahead by a forked child (ci/ahead.py) gives what one pass gives; a child that fails, stops
-answering or reads other bytes than this process is met by scanning here; no child outlives the scan; only a big
-regular file, with the extension, by the one scan running, gets a child."""
+"""A big file scanned ahead by a helper process (ci/ahead.py) gives what one pass gives: the first pieces scanned
+here while the helper starts, the rest located by it; a helper that fails, stops answering or reads other bytes
+than this process is met by scanning here; no helper outlives the scan; only a big regular file, with the C
+extension and hyperscan, gets one."""
 
 from __future__ import annotations
 
 import io
 import os
-import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,15 +20,15 @@ from repopilot.ci.scanner import Scanner, ScanResult, hyperscan_available
 
 ROOT = Path(__file__).resolve().parents[2]
 _CHUNK = 16 * 1024
-pytestmark = [pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform"),
-              pytest.mark.skipif(not native.available(), reason="the C extension was not built")]
+pytestmark = [pytest.mark.skipif(not native.available(), reason="the C extension was not built"),
+              pytest.mark.skipif(not hyperscan_available(), reason="no hyperscan wheel")]
 
 
 class _Counter:
     size = 0
 
 
-def _no_children_left() -> bool:
+def _no_helper_left() -> bool:
     try:
         os.waitpid(-1, os.WNOHANG)  # a child still running, or one nobody reaped
     except ChildProcessError:
@@ -48,7 +49,7 @@ def _log(tmp_path: Path) -> Path:
 
 
 def _scanner() -> Scanner:
-    return Scanner(load_catalog(), engine="hyperscan" if hyperscan_available() else "re", chunk_size=_CHUNK)
+    return Scanner(load_catalog(), engine="hyperscan", chunk_size=_CHUNK)
 
 
 def _facts(res: ScanResult) -> dict[str, object]:
@@ -64,127 +65,110 @@ def _facts(res: ScanResult) -> dict[str, object]:
 
 @pytest.fixture
 def small_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A small file is worth a helper here, and the first piece waits until it is ready: the rest is its.
     monkeypatch.setattr(ahead, "AHEAD_FROM", 64 * 1024)
+    monkeypatch.setattr(ahead, "_READY_WAIT", 20.0)
 
 
-def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    forked: list[int] = []
-    real = os.fork
+def _ahead(path: Path, sc: Scanner, pieces: Iterator[tuple[bytes, object]] | None = None) -> list[tuple[object, ...]]:
+    database = sc.engine.serialized()
+    assert database is not None
+    with path.open("rb") as fh:
+        return list(ahead.scanned_ahead(pieces or located_pieces(fh, _CHUNK, _Counter()),  # type: ignore[arg-type]
+                                        (str(path), 0), _CHUNK, sc.engine.scan, database))
 
-    def counted() -> int:
-        pid = real()
-        if pid:
-            forked.append(pid)
-        return pid
 
-    monkeypatch.setattr(os, "fork", counted)
-    return forked
+def _located(got: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    """Each piece with its located matches, however they were found."""
+    c = native.NATIVE
+    assert c is not None
+    return [(p, o, c.unpack_located(f.data, 1) if isinstance(f, ahead.Packed) else c.locate(p, 1, f))  # type: ignore
+            for p, o, f in got]
+
+
+def _one_pass(path: Path, sc: Scanner) -> list[tuple[object, ...]]:
+    with path.open("rb") as fh:
+        return _located([(p, o, sc.engine.scan(p)) for p, o in located_pieces(fh, _CHUNK, _Counter())])
 
 
 def test_a_scan_ahead_finds_what_one_pass_finds(tmp_path: Path, small_ahead: None,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     path, sc = _log(tmp_path), _scanner()
-    forked = _forks(monkeypatch)
+    kinds: list[bool] = []
+    real = ahead.scanned_ahead
+
+    def spied(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for got in real(*args, **kwargs):
+            kinds.append(isinstance(got[2], ahead.Packed))
+            yield got
+
+    monkeypatch.setattr("repopilot.ci.scanner.scanned_ahead", spied)
     with path.open("rb") as fh:
-        with_child = sc.scan(fh, ahead=True)
-    assert len(forked) == 1 and _no_children_left()
+        with_helper = sc.scan(fh, ahead=True)
+    assert kinds[0] is False and all(kinds[1:]) and len(kinds) > 50  # the first here, the rest by the helper
+    assert _no_helper_left()
     with path.open("rb") as fh:
         one_pass = sc.scan(fh)
-    assert len(forked) == 1
-    assert _facts(with_child) == _facts(one_pass) and len(one_pass.hits) > 20
+    assert _facts(with_helper) == _facts(one_pass) and len(one_pass.hits) > 20
 
 
-def test_pieces_come_with_the_childs_located_matches(tmp_path: Path, small_ahead: None) -> None:
+def test_pieces_come_with_the_helpers_located_matches(tmp_path: Path, small_ahead: None) -> None:
     path, sc = _log(tmp_path), _scanner()
-    assert native.NATIVE is not None
-    with path.open("rb") as fh:
-        got = list(ahead.scanned_ahead(located_pieces(fh, _CHUNK, _Counter()), (str(path), 0), _CHUNK,
-                                       sc.engine.scan))
-    with path.open("rb") as fh:
-        want = [(p, o, native.NATIVE.locate(p, 1, sc.engine.scan(p)))
-                for p, o in located_pieces(fh, _CHUNK, _Counter())]
-    assert len(got) == len(want) > 50
-    assert all(isinstance(found, ahead.Packed) for _, _, found in got)  # every piece from the child
-    for (p, o, found), (q, r, located) in zip(got, want, strict=True):
-        assert (p, o) == (q, r)
-        assert isinstance(found, ahead.Packed) and native.NATIVE.unpack_located(found.data, 1) == located
-    assert _no_children_left()
+    got = _ahead(path, sc)
+    assert sum(isinstance(f, ahead.Packed) for _, _, f in got) == len(got) - 1
+    assert _located(got) == _one_pass(path, sc)
+    assert _no_helper_left()
 
 
-def _pieces_and_matches(got: list[tuple[bytes, object, object]], sc: Scanner) -> list[tuple[bytes, object]]:
-    assert native.NATIVE is not None
-    out = []
-    for p, _, found in got:
-        if isinstance(found, ahead.Packed):
-            out.append((p, native.NATIVE.unpack_located(found.data, 1)))
-        else:
-            out.append((p, native.NATIVE.locate(p, 1, found)))  # type: ignore[arg-type]
-    return out
-
-
-def test_a_child_that_fails_is_met_by_scanning_here(tmp_path: Path, small_ahead: None) -> None:
+@pytest.mark.parametrize("helper", [
+    "import sys; sys.stdout.buffer.write(b'R'); sys.stdout.flush()",  # ready, then gone
+    "import sys; sys.stdout.buffer.write(b'R'); sys.stdout.flush(); sys.stdout.buffer.write(b'x' * 40)",  # garbage
+    "raise SystemExit(3)",  # never ready
+])
+def test_a_helper_that_fails_is_met_by_scanning_here(tmp_path: Path, small_ahead: None, helper: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ahead, "_HELPER", helper)
+    monkeypatch.setattr(ahead, "_READY_WAIT", 0.5)
     path, sc = _log(tmp_path), _scanner()
-    parent = os.getpid()
-    scanned_here = 0
-
-    def scan(data: bytes):  # type: ignore[no-untyped-def]
-        nonlocal scanned_here
-        if os.getpid() != parent:
-            raise RuntimeError("the child fails")
-        scanned_here += 1
-        return sc.engine.scan(data)
-
-    with path.open("rb") as fh:
-        got = list(ahead.scanned_ahead(located_pieces(fh, _CHUNK, _Counter()), (str(path), 0), _CHUNK, scan))
-    assert scanned_here == len(got) > 50  # every piece scanned here
-    with path.open("rb") as fh:
-        want = [(p, o, sc.engine.scan(p)) for p, o in located_pieces(fh, _CHUNK, _Counter())]
-    assert _pieces_and_matches(got, sc) == _pieces_and_matches(want, sc)  # type: ignore[arg-type]
-    assert _no_children_left()
+    got = _ahead(path, sc)
+    assert not any(isinstance(f, ahead.Packed) for _, _, f in got)
+    assert _located(got) == _one_pass(path, sc)
+    assert _no_helper_left()
 
 
-def test_a_child_that_stops_answering_is_given_up(tmp_path: Path, small_ahead: None,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    path, sc = _log(tmp_path), _scanner()
+def test_a_helper_that_stops_answering_is_given_up(tmp_path: Path, small_ahead: None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ahead, "_HELPER", "import sys, time; sys.stdout.buffer.write(b'R'); sys.stdout.flush(); "
+                                          "time.sleep(3600)")
     monkeypatch.setattr(ahead, "_PATIENCE", 0.3)
-    parent = os.getpid()
-    calls = 0
-
-    def scan(data: bytes):  # type: ignore[no-untyped-def]
-        nonlocal calls
-        calls += 1
-        if os.getpid() != parent and calls > 3:
-            time.sleep(3600)  # as if waiting for a lock forever
-        return sc.engine.scan(data)
-
+    path, sc = _log(tmp_path), _scanner()
     t0 = time.monotonic()
-    with path.open("rb") as fh:
-        got = list(ahead.scanned_ahead(located_pieces(fh, _CHUNK, _Counter()), (str(path), 0), _CHUNK, scan))
+    got = _ahead(path, sc)
     assert time.monotonic() - t0 < 10
-    assert [isinstance(f, ahead.Packed) for _, _, f in got[:4]] == [True, True, True, False]  # then scanned here
-    with path.open("rb") as fh:
-        want = [(p, o, sc.engine.scan(p)) for p, o in located_pieces(fh, _CHUNK, _Counter())]
-    assert _pieces_and_matches(got, sc) == _pieces_and_matches(want, sc)  # type: ignore[arg-type]
-    assert _no_children_left()  # killed and reaped
+    assert _located(got) == _one_pass(path, sc)
+    assert _no_helper_left()  # killed and reaped
 
 
-def test_other_bytes_than_the_childs_are_scanned_here(tmp_path: Path, small_ahead: None) -> None:
-    # As when the file changes under the scan: this process's pieces are not the child's.
+def test_other_bytes_than_the_helpers_are_scanned_here(tmp_path: Path, small_ahead: None) -> None:
+    # As when the file changes under the scan: this process's pieces are not the helper's.
     path, sc = _log(tmp_path), _scanner()
     other = io.BytesIO(b"[ERROR] something else entirely\n" * 20_000)
-    got = list(ahead.scanned_ahead(located_pieces(other, _CHUNK, _Counter()), (str(path), 0), _CHUNK,
-                                   sc.engine.scan))
+    got = _ahead(path, sc, located_pieces(other, _CHUNK, _Counter()))  # type: ignore[arg-type]
     assert got and not any(isinstance(f, ahead.Packed) for _, _, f in got)
-    assert _no_children_left()
+    assert _no_helper_left()
 
 
-def test_a_scan_that_stops_early_leaves_no_child(tmp_path: Path, small_ahead: None) -> None:
+def test_a_scan_that_stops_early_leaves_no_helper(tmp_path: Path, small_ahead: None) -> None:
     path, sc = _log(tmp_path), _scanner()
+    database = sc.engine.serialized()
+    assert database is not None
     with path.open("rb") as fh:
-        it = ahead.scanned_ahead(located_pieces(fh, _CHUNK, _Counter()), (str(path), 0), _CHUNK, sc.engine.scan)
+        it = ahead.scanned_ahead(located_pieces(fh, _CHUNK, _Counter()), (str(path), 0), _CHUNK, sc.engine.scan,
+                                 database)
+        next(it)
         next(it)
         it.close()
-    assert _no_children_left()
+    assert _no_helper_left()
 
 
 def test_only_a_big_regular_file_with_the_extension_is_scanned_ahead(tmp_path: Path,
@@ -203,7 +187,7 @@ def test_only_a_big_regular_file_with_the_extension_is_scanned_ahead(tmp_path: P
     was = native.use(False)
     try:
         with path.open("rb") as fh:
-            assert ahead.reopenable(fh) is None  # the child works in C
+            assert ahead.reopenable(fh) is None  # the helper works in C
     finally:
         native.use(was)
     moved = tmp_path / "moved.log"
@@ -211,29 +195,24 @@ def test_only_a_big_regular_file_with_the_extension_is_scanned_ahead(tmp_path: P
         path.rename(moved)
         path.write_bytes(moved.read_bytes())  # another file by that name now
         assert ahead.reopenable(fh) is None
+    re_only = Scanner(load_catalog(), engine="re")
+    assert re_only.engine.serialized() is None  # no database to hand over: one pass
 
 
-def test_no_child_while_another_scan_runs(tmp_path: Path, small_ahead: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Hyperscan keeps a global lock; a child forked while another thread holds it would wait forever.
-    path, sc = _log(tmp_path), _scanner()
-    forked = _forks(monkeypatch)
-    inside, done = threading.Event(), threading.Event()
+def test_by_default_a_diagnosis_scans_ahead_and_the_setting_turns_it_off(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from repopilot.app import diagnose, diagnosing, load_settings, open_logs
 
-    def other_scan() -> None:
-        with ahead.scanning():
-            inside.set()
-            done.wait(10)
+    log = tmp_path / "build.log"
+    log.write_bytes(b"[ERROR] /w/A.java:[1,5] cannot find symbol\n")
+    asked: list[bool] = []
+    real = diagnosing.diagnose_input
 
-    t = threading.Thread(target=other_scan)
-    t.start()
-    inside.wait(10)
-    try:
-        with path.open("rb") as fh:
-            sc.scan(fh, ahead=True)
-    finally:
-        done.set()
-        t.join()
-    assert forked == []
-    with path.open("rb") as fh:
-        sc.scan(fh, ahead=True)
-    assert len(forked) == 1
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(kwargs["ahead"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(diagnosing, "diagnose_input", spy)
+    for env in ({}, {"REPOPILOT_SCAN_AHEAD": "0"}):
+        settings = load_settings({"REPOPILOT_RUNS_DIR": str(tmp_path / "runs"), **env}, cwd=tmp_path)
+        diagnose(open_logs(str(log), settings), settings, no_llm=True, remember_runs=False)
+    assert asked == [True, False]
