@@ -85,8 +85,8 @@ class Packed(NamedTuple):
 def reopenable(stream: BinaryIO) -> tuple[str, int] | None:
     """The path `stream`'s file can be opened again by and where reading begins in it, when a helper may scan it
     ahead: a regular file with at least `AHEAD_FROM` bytes from here, opened by a path that still names it, with the
-    C extension; else None."""
-    if native.NATIVE is None or not sys.executable:
+    C extension, where pipes can be waited on (POSIX); else None."""
+    if native.NATIVE is None or not sys.executable or os.name != "posix":
         return None
     name = getattr(stream, "name", None)
     try:
