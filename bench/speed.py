@@ -20,14 +20,14 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
 - `inproc`: `diagnose_input()` in a child process (scanner built beforehand, its defaults as the CLI's): scan,
   diagnosis, excerpt;
 - `whole`: `repopilot diagnose FILE --format json --no-llm` as a user runs it (process start, imports, trace
-  write, JSON out; the defaults: a big file scanned ahead by a forked child, ci/ahead.py), with its CPU seconds
+  write, JSON out; the defaults: a big file scanned ahead by a helper process, ci/ahead.py), with its CPU seconds
   (its children's included) and peak memory three ways (sampled from /proc): the process tree's RSS with the
   pages a fork shares counted once (the headline), the plain sum of its processes' RSS (shared pages counted in
   each), and the main process's own peak (VmHWM, sampled: wait4's would count this bench's own pages, which the
   child had before its exec);
 - `forked`: the same with REPOPILOT_SCAN_WORKERS set to the CPUs (at most 4): a big file is scanned in parts by
   forked workers (ci/split.py): time, CPU of all its processes and the tree's peak RSS;
-- `one pass`: the same with REPOPILOT_SCAN_AHEAD=0: no child scanning ahead (ci/ahead.py), everything in one
+- `one pass`: the same with REPOPILOT_SCAN_AHEAD=0: no helper scanning ahead (ci/ahead.py), everything in one
   process: time, CPU and peak RSS;
 - `fixed`: the same command on the first 12 KB of a real log: what any run costs (start-up, imports, the catalog,
   the trace), the floor under `whole` whatever the log's size;
@@ -104,7 +104,7 @@ sc = default_scanner()
 stages = speed_stages.install(sc) if sys.argv[3] == "profile" else None
 [log] = open_sources(sys.argv[1])
 t0 = time.perf_counter()
-# The profile: one pass in one process (a child scanning ahead would hide the scan's stages in another).
+# The profile: one pass in one process (a helper scanning ahead would hide the scan's stages in another).
 result = diagnose_input(log, scanner=sc, workers=1 if stages is not None else 0, ahead=stages is None)
 dt = time.perf_counter() - t0
 if stages is not None:

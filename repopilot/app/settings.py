@@ -80,7 +80,7 @@ _KEYS: dict[str, _Key] = {
     # in the log's size; N > 1 up to N forked workers (one per CPU is the most that pays), faster on a big file,
     # but each adds its own memory (README, "Scanning a big log").
     "scan_workers": _Key("REPOPILOT_SCAN_WORKERS", int),
-    # A log file of 4 MB or more is scanned by a forked child ahead of this process's work on its lines
+    # A log file of 4 MB or more is scanned by a helper process ahead of this process's work on its lines
     # (ci/ahead.py): on two CPUs most of the per-byte work runs beside the per-line work, for a few MB more memory
     # whatever the log's size; the same results. Off: everything in this process.
     "scan_ahead": _Key("REPOPILOT_SCAN_AHEAD", bool),

@@ -75,7 +75,7 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
     relative to the repository, as are files under any runner's usual workspace. `workers`: processes a big log
     file may be scanned in at once (ci/split.py; 0 or 1: one pass in this process, the default; N > 1: up to N
     forked processes: faster on a big file, but each worker adds its own memory). `ahead`: a big file scanned in one
-    pass is scanned by a forked child ahead of this process's work on the lines (ci/ahead.py; the same result)."""
+    pass is scanned by a helper process ahead of this process's work on the lines (ci/ahead.py; the same result)."""
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
     sc = scanner or default_scanner(size=log.size)

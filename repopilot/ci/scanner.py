@@ -89,9 +89,9 @@ _EAGER = 100
 _EAGER_TOTAL = 300
 _MAX_LOSERS = 2000
 _MAX_HITS = 20000
-_MAX_PLANS = 4096
+_MAX_PLANS = 4096  # distinct sets of patterns flagged on one line whose plan is kept (a log has a few dozen)
 # Pieces between two returns of the C heap's free pages (`native.trim`: memory flat in the log's size).
-_TRIM_EVERY = 16  # distinct sets of patterns flagged on one line whose plan is kept (a log has a few dozen)
+_TRIM_EVERY = 16
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 # What a piece of the log is to `Scanner.scan_pieces`: read before the part scanned, the part, read after it.
 LEAD, OWN, TRAIL = "lead", "own", "trail"
@@ -179,9 +179,6 @@ class _Engine:
         """The compiled database, for a helper process to load (None: this engine has none)."""
         return None
 
-    def bound(self) -> Callable[[bytes], native.Found]:
-        """`scan` as this thread would run it, for a thread that scans on its behalf while it does not."""
-        return self.scan
 
 
 class _ReEngine(_Engine):
@@ -298,12 +295,6 @@ class _HyperscanEngine(_Engine):
 
     def scan(self, data: bytes) -> native.Found:
         return self._scan(data, self._thread_scratch())
-
-    def bound(self) -> Callable[[bytes], native.Found]:
-        # This thread's scratch space: a thread reading ahead for it (ci/ahead.py) needs no clone of its own (one
-        # is as big as the database's widest state, most of a megabyte for the catalog).
-        scratch = self._thread_scratch()
-        return lambda data: self._scan(data, scratch)
 
     def serialized(self) -> bytes | None:
         return self._hs.dumpb(self._db)
@@ -499,7 +490,7 @@ class Scanner:
         """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count), and
         the offset where each flagged line starts."""
         c = native.NATIVE
-        if isinstance(found, Packed):  # located by the child scanning ahead (which only runs with the extension)
+        if isinstance(found, Packed):  # located by the helper scanning ahead (which only runs with the extension)
             assert c is not None
             return c.unpack_located(found.data, first)  # type: ignore[no-any-return]
         if c is not None:
