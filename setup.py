@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 
@@ -56,4 +56,8 @@ def _write_precompiled(lib: str) -> None:
         print(f"repopilot: prebuilt {', '.join(os.listdir(into))}")
 
 
-setup(cmdclass={"build_py": BuildPyWithPrebuilt})
+# The scanner's per-byte passes in C (repopilot/ci/native.py): optional, so that an install without a compiler
+# still works, on the pure-Python forms that give the same results.
+NATIVE = Extension("repopilot.ci._native", ["repopilot/ci/_native.c"], optional=True)
+
+setup(cmdclass={"build_py": BuildPyWithPrebuilt}, ext_modules=[NATIVE])

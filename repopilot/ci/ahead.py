@@ -22,10 +22,11 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
+from .native import Found as Matches
+
 __all__ = ["one_malloc_arena", "scanned_ahead"]
 
 P = TypeVar("P")
-Matches = list[tuple[int, int]]
 _DONE = object()
 _M_ARENA_MAX = -8  # glibc's malloc.h
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from . import native
+
 __all__ = ["ANSI_BYTES", "TIMESTAMP", "clean_start", "clean_text", "display_text", "segments",
            "strip_ansi_bytes"]
 
@@ -26,7 +28,10 @@ _MAX_LINE = 4000  # characters kept of one line for matching and display; minifi
 def strip_ansi_bytes(data: bytes) -> bytes:
     """`data` with ANSI sequences removed; newlines untouched, so line numbers stay valid. One pass in C over the
     whole piece (per-escape Python costs several times more on coloured Maven logs, where about one line in three
-    carries escapes): splitting at the sequences and joining the rest gives what `sub` gives, a fifth faster."""
+    carries escapes): splitting at the sequences and joining the rest gives what `sub` gives, a fifth faster. The C
+    form (ci/native.py) gives the same bytes five times faster again, and lets the interpreter lock go meanwhile."""
+    if native.NATIVE is not None:
+        return native.NATIVE.strip_ansi(data)  # type: ignore[no-any-return]
     if b"\x1b" not in data:
         return data
     return b"".join(ANSI_BYTES.split(data))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..core import ConfigError
+from . import native
 from .ahead import scanned_ahead
 from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
@@ -168,11 +169,11 @@ class ScanResult:
 class _Engine:
     name = "re"
 
-    def scan(self, data: bytes) -> list[tuple[int, int]]:
+    def scan(self, data: bytes) -> native.Found:
         """(end offset, pattern id) of every match (ends first: sorting them is a plain sort)."""
         raise NotImplementedError
 
-    def bound(self) -> Callable[[bytes], list[tuple[int, int]]]:
+    def bound(self) -> Callable[[bytes], native.Found]:
         """`scan` as this thread would run it, for a thread that scans on its behalf while it does not."""
         return self.scan
 
@@ -289,16 +290,23 @@ class _HyperscanEngine(_Engine):
             scratch = self._local.scratch = self._scratch.clone()
         return scratch
 
-    def scan(self, data: bytes) -> list[tuple[int, int]]:
+    def scan(self, data: bytes) -> native.Found:
         return self._scan(data, self._thread_scratch())
 
-    def bound(self) -> Callable[[bytes], list[tuple[int, int]]]:
+    def bound(self) -> Callable[[bytes], native.Found]:
         # This thread's scratch space: a thread reading ahead for it (ci/ahead.py) needs no clone of its own (one
         # is as big as the database's widest state, most of a megabyte for the catalog).
         scratch = self._thread_scratch()
         return lambda data: self._scan(data, scratch)
 
-    def _scan(self, data: bytes, scratch: Any) -> list[tuple[int, int]]:
+    def _scan(self, data: bytes, scratch: Any) -> native.Found:
+        c = native.NATIVE
+        if c is not None:
+            # The extension's collector as the callback: a match costs a C call, no Python frame or tuple (a 500 MB
+            # Maven log has half a million, most of them on passing test classes).
+            found = c.Matches()
+            self._db.scan(data, match_event_handler=found, scratch=scratch)
+            return found  # type: ignore[no-any-return]
         out: list[tuple[int, int]] = []
         append = out.append
 
@@ -394,11 +402,11 @@ class Scanner:
         return self._scan(((p, self._matches(p)) for p in pieces), res, progress=progress, at_end=at_end,
                           reread=reread)
 
-    def _matches(self, piece: Piece) -> list[tuple[int, int]] | None:
+    def _matches(self, piece: Piece) -> native.Found | None:
         """The engine's matches in a piece the scan answers for (None for context)."""
         return self.engine.scan(piece[0]) if piece[1] == OWN else None
 
-    def _scan(self, scanned: Iterable[tuple[Piece, list[tuple[int, int]] | None]], res: ScanResult, *,
+    def _scan(self, scanned: Iterable[tuple[Piece, native.Found | None]], res: ScanResult, *,
               progress: ProgressFn | None, at_end: bool = True, reread: Reread | None) -> ScanResult:
         window = Window()
         state = _State(res, reread)
@@ -457,7 +465,7 @@ class Scanner:
                 break
         for chunk in recent:
             data = chunk.data
-            ends = sorted({end for end, _ in self._keywords.scan(data)})
+            ends = sorted({end for end, _ in native.pairs(self._keywords.scan(data))})
             line, pos = chunk.first, 0
             for end in ends:
                 at = max(end - 1, 0)
@@ -473,9 +481,14 @@ class Scanner:
         return found
 
     @staticmethod
-    def _locate(data: bytes, first: int, matches: list[tuple[int, int]]
+    def _locate(data: bytes, first: int, found: native.Found
                 ) -> tuple[list[int], dict[int, set[int]], int, list[tuple[int, int]]]:
-        """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count)."""
+        """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count), and
+        the offset where each flagged line starts."""
+        c = native.NATIVE
+        if c is not None:
+            return c.locate(data, first, found)  # type: ignore[no-any-return]
+        matches = native.pairs(found)
         matches.sort()
         count, rfind = data.count, data.rfind
         line = first

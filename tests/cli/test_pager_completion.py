@@ -43,8 +43,12 @@ def test_output_that_fits_or_is_piped_is_not_paged(env: dict[str, str]) -> None:
 
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    # Typer otherwise finds the shell by walking up the process tree and ignores the SHELL argument: run from
+    # `sh -c` (as some CI runners do) the test would ask for sh's completion. Typer's own switch makes the
+    # completion options take the shell they are given.
+    pinned = {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     return subprocess.run([sys.executable, "-m", "repopilot.cli.main", *args], capture_output=True, text=True,
-                          env={**os.environ, **env}, cwd=ROOT, timeout=60, check=False)
+                          env={**os.environ, **pinned, **env}, cwd=ROOT, timeout=60, check=False)
 
 
 def test_completion_is_shown_installed_and_answers(tmp_path: Path) -> None:

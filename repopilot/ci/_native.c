@@ -1,0 +1,425 @@
+/* The scanner's per-byte passes in C (optional: repopilot/ci/native.py falls back to the pure-Python forms, which
+ * give the same results; tests/ci/test_native.py checks that they do).
+ *
+ * - strip_ansi(data): what `b"".join(ANSI_BYTES.split(data))` gives (repopilot/ci/lines.py), by memchr for ESC and
+ *   memcpy of the runs between, with the interpreter lock released on a big buffer (a thread reading ahead cleans
+ *   while the scan's thread works).
+ * - Matches: a callable hyperscan's match callback can be (`match_event_handler=`): it keeps each match's end
+ *   offset and pattern id in C arrays, so a match costs no Python frame, tuple or list item.
+ * - locate(data, first, matches): Scanner._locate's result (flagged lines in order, their pattern ids, the chunk's
+ *   newline count, each flagged line's start offset) in one forward pass, newlines counted eight bytes at a time.
+ *
+ * Plain CPython C API, no other dependency. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ESC 0x1b
+/* Below this a buffer is cleaned without letting the lock go: releasing and taking it back costs more. */
+#define NOGIL_FROM (64 * 1024)
+
+/* ---- ANSI escape sequences ------------------------------------------------------------------------------------ */
+
+/* The length of the escape sequence that starts at s[0] == ESC, as ANSI_BYTES matches it there, or 0 when it does
+ * not match (the ESC is then kept, as `re.split` keeps it). Each alternative's classes are disjoint from what
+ * follows them, so the regex never backtracks into a different match: the greedy runs below are exact. */
+static Py_ssize_t escape_length(const unsigned char *s, Py_ssize_t n)
+{
+    if (n < 2)
+        return 0;
+    unsigned char c = s[1];
+    Py_ssize_t i = 2;
+    if (c == '[') { /* CSI: ESC [ [0-?]* [ -/]* [@-~]; else `[` alone is an Fp/Fe/Fs final byte */
+        while (i < n && s[i] >= 0x30 && s[i] <= 0x3f)
+            i++;
+        while (i < n && s[i] >= 0x20 && s[i] <= 0x2f)
+            i++;
+        return (i < n && s[i] >= 0x40 && s[i] <= 0x7e) ? i + 1 : 2;
+    }
+    if (c == ']') { /* OSC: ESC ] [^BEL ESC \n]* (BEL | ESC \) */
+        while (i < n && s[i] != 0x07 && s[i] != ESC && s[i] != '\n')
+            i++;
+        if (i < n && s[i] == 0x07)
+            return i + 1;
+        if (i + 1 < n && s[i] == ESC && s[i + 1] == '\\')
+            return i + 2;
+        return 2;
+    }
+    if (c == 'P' || c == 'X' || c == '^' || c == '_') { /* DCS, SOS, PM, APC: ... [^ESC \n]* ESC \ */
+        while (i < n && s[i] != ESC && s[i] != '\n')
+            i++;
+        return (i + 1 < n && s[i] == ESC && s[i + 1] == '\\') ? i + 2 : 2;
+    }
+    if (c >= 0x20 && c <= 0x2f) { /* nF: ESC [ -/]+ [0-~]; nothing else starts with these bytes */
+        while (i < n && s[i] >= 0x20 && s[i] <= 0x2f)
+            i++;
+        return (i < n && s[i] >= 0x30 && s[i] <= 0x7e) ? i + 1 : 0;
+    }
+    return (c >= 0x30 && c <= 0x7e) ? 2 : 0; /* Fp, Fe, Fs: ESC [0-~] */
+}
+
+/* Copies `src` without its escape sequences into `dst` (room for all of `src`); returns the bytes written. */
+static Py_ssize_t strip_into(const unsigned char *src, Py_ssize_t n, unsigned char *dst)
+{
+    const unsigned char *p = src, *end = src + n;
+    unsigned char *out = dst;
+    while (p < end) {
+        const unsigned char *esc = memchr(p, ESC, (size_t)(end - p));
+        if (esc == NULL) {
+            memcpy(out, p, (size_t)(end - p));
+            out += end - p;
+            break;
+        }
+        memcpy(out, p, (size_t)(esc - p));
+        out += esc - p;
+        Py_ssize_t len = escape_length(esc, end - esc);
+        if (len == 0) {
+            *out++ = ESC;
+            len = 1;
+        }
+        p = esc + len;
+    }
+    return out - dst;
+}
+
+static PyObject *strip_ansi(PyObject *module, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *src = view.buf;
+    Py_ssize_t n = view.len;
+    if (memchr(src, ESC, (size_t)n) == NULL) {
+        PyObject *same = PyBytes_CheckExact(arg) ? Py_NewRef(arg) : PyBytes_FromStringAndSize(view.buf, n);
+        PyBuffer_Release(&view);
+        return same;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    if (out == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    unsigned char *dst = (unsigned char *)PyBytes_AS_STRING(out);
+    Py_ssize_t written;
+    if (n >= NOGIL_FROM) {
+        Py_BEGIN_ALLOW_THREADS
+        written = strip_into(src, n, dst);
+        Py_END_ALLOW_THREADS
+    } else {
+        written = strip_into(src, n, dst);
+    }
+    PyBuffer_Release(&view);
+    if (_PyBytes_Resize(&out, written) < 0)
+        return NULL;
+    return out;
+}
+
+/* ---- newlines ------------------------------------------------------------------------------------------------- */
+
+/* The number of '\n' bytes in s[0:n]: eight bytes at a time (a byte of x is zero exactly where the word has a
+ * newline; the expression sets that byte's top bit and no other), the rest one by one. */
+static Py_ssize_t count_newlines(const unsigned char *s, Py_ssize_t n)
+{
+    const uint64_t ones7 = 0x7f7f7f7f7f7f7f7fULL, nl = 0x0a0a0a0a0a0a0a0aULL;
+    Py_ssize_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t x = w ^ nl;
+        uint64_t zero = ~(((x & ones7) + ones7) | x | ones7);
+        count += __builtin_popcountll(zero);
+    }
+    for (; i < n; i++)
+        count += s[i] == '\n';
+    return count;
+}
+
+/* ---- matches -------------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    unsigned long long end;
+    unsigned int pid;
+} Match;
+
+typedef struct {
+    PyObject_HEAD
+    Match *items;
+    Py_ssize_t len, cap;
+} Matches;
+
+static int matches_push(Matches *self, unsigned long long end, unsigned int pid)
+{
+    if (self->len == self->cap) {
+        Py_ssize_t cap = self->cap ? self->cap * 2 : 256;
+        Match *items = PyMem_Realloc(self->items, (size_t)cap * sizeof(Match));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->items = items;
+        self->cap = cap;
+    }
+    self->items[self->len].end = end;
+    self->items[self->len].pid = pid;
+    self->len++;
+    return 0;
+}
+
+static void Matches_dealloc(Matches *self)
+{
+    PyMem_Free(self->items);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* hyperscan's callback: (id, from, to, flags, context). Returns None: the scan goes on. */
+static PyObject *Matches_call(Matches *self, PyObject *args, PyObject *kwargs)
+{
+    if (kwargs != NULL || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 3) {
+        PyErr_SetString(PyExc_TypeError, "Matches(id, from, to, ...) is hyperscan's match callback");
+        return NULL;
+    }
+    unsigned long pid = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(args, 0));
+    unsigned long long end = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(args, 2));
+    if (PyErr_Occurred())
+        return NULL;
+    if (matches_push(self, end, (unsigned int)pid) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t Matches_len(Matches *self)
+{
+    return self->len;
+}
+
+static PyObject *Matches_pairs(Matches *self, PyObject *unused)
+{
+    PyObject *out = PyList_New(self->len);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < self->len; i++) {
+        PyObject *pair = Py_BuildValue("(KI)", self->items[i].end, self->items[i].pid);
+        if (pair == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, pair);
+    }
+    return out;
+}
+
+static PyMethodDef Matches_methods[] = {
+    {"pairs", (PyCFunction)Matches_pairs, METH_NOARGS, "The matches as (end offset, pattern id), as found."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods Matches_as_sequence = {.sq_length = (lenfunc)Matches_len};
+
+static PyTypeObject MatchesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "repopilot.ci._native.Matches",
+    .tp_doc = "Matches of one scan, kept as C arrays; called as hyperscan's match callback.",
+    .tp_basicsize = sizeof(Matches),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)Matches_dealloc,
+    .tp_call = (ternaryfunc)Matches_call,
+    .tp_as_sequence = &Matches_as_sequence,
+    .tp_methods = Matches_methods,
+};
+
+/* ---- locate --------------------------------------------------------------------------------------------------- */
+
+static int by_end(const void *a, const void *b)
+{
+    const Match *x = a, *y = b;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The matches of `obj` (a Matches, or a list of (end, pid) tuples) sorted by end, as a new array (*n items). */
+static Match *sorted_matches(PyObject *obj, Py_ssize_t *n)
+{
+    Match *items;
+    if (PyObject_TypeCheck(obj, &MatchesType)) {
+        Matches *m = (Matches *)obj;
+        *n = m->len;
+        items = PyMem_Malloc((size_t)(m->len ? m->len : 1) * sizeof(Match));
+        if (items == NULL)
+            return (Match *)PyErr_NoMemory();
+        memcpy(items, m->items, (size_t)m->len * sizeof(Match));
+    } else {
+        PyObject *seq = PySequence_Fast(obj, "matches: a Matches or a list of (end, pattern id)");
+        if (seq == NULL)
+            return NULL;
+        *n = PySequence_Fast_GET_SIZE(seq);
+        items = PyMem_Malloc((size_t)(*n ? *n : 1) * sizeof(Match));
+        if (items == NULL) {
+            Py_DECREF(seq);
+            return (Match *)PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < *n; i++) {
+            PyObject *pair = PySequence_Fast_GET_ITEM(seq, i);
+            if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+                PyErr_SetString(PyExc_TypeError, "matches: (end, pattern id) tuples");
+                break;
+            }
+            items[i].end = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(pair, 0));
+            items[i].pid = (unsigned int)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(pair, 1));
+            if (PyErr_Occurred())
+                break;
+        }
+        Py_DECREF(seq);
+        if (PyErr_Occurred()) {
+            PyMem_Free(items);
+            return NULL;
+        }
+    }
+    /* hyperscan reports matches by end offset already, almost always: sort only when they are not. */
+    for (Py_ssize_t i = 1; i < *n; i++) {
+        if (by_end(&items[i - 1], &items[i]) > 0) {
+            qsort(items, (size_t)*n, sizeof(Match), by_end);
+            break;
+        }
+    }
+    return items;
+}
+
+/* Per match: its line (relative to the chunk's first) and that line's start offset; and the chunk's newlines.
+ * Touches no Python object: runs without the lock. */
+static Py_ssize_t number_lines(const unsigned char *data, Py_ssize_t size, const Match *items, Py_ssize_t n,
+                               Py_ssize_t *lines, Py_ssize_t *starts)
+{
+    Py_ssize_t line = 0, pos = 0, last = -1, start = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t end = (Py_ssize_t)(items[i].end < (unsigned long long)size ? items[i].end : (unsigned long long)size);
+        Py_ssize_t at = end ? end - 1 : 0;
+        if (at > pos) {
+            line += count_newlines(data + pos, at - pos);
+            pos = at;
+        }
+        if (line != last) { /* the line's start: the byte after the last newline before `at` */
+            Py_ssize_t k = at;
+            while (k > 0 && data[k - 1] != '\n')
+                k--;
+            start = k;
+            last = line;
+        }
+        lines[i] = line;
+        starts[i] = start;
+    }
+    return line + count_newlines(data + pos, size - pos);
+}
+
+static PyObject *build_located(Py_ssize_t first, const Match *items, Py_ssize_t n, const Py_ssize_t *lines,
+                               const Py_ssize_t *starts, Py_ssize_t newlines)
+{
+    PyObject *order = PyList_New(0), *by_line = PyDict_New(), *anchors = PyList_New(0);
+    PyObject *pids = NULL, *result = NULL;
+    if (order == NULL || by_line == NULL || anchors == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i == 0 || lines[i] != lines[i - 1]) {
+            PyObject *num = PyLong_FromSsize_t(first + lines[i]);
+            PyObject *anchor = num ? Py_BuildValue("(On)", num, starts[i]) : NULL;
+            pids = PySet_New(NULL);
+            int bad = anchor == NULL || pids == NULL || PyList_Append(anchors, anchor) < 0
+                      || PyDict_SetItem(by_line, num, pids) < 0 || PyList_Append(order, num) < 0;
+            Py_XDECREF(num);
+            Py_XDECREF(anchor);
+            Py_XDECREF(pids); /* by_line holds it */
+            if (bad)
+                goto done;
+        }
+        PyObject *pid = PyLong_FromUnsignedLong(items[i].pid);
+        int bad = pid == NULL || PySet_Add(pids, pid) < 0;
+        Py_XDECREF(pid);
+        if (bad)
+            goto done;
+    }
+    result = Py_BuildValue("(OOnO)", order, by_line, newlines, anchors);
+done:
+    Py_XDECREF(order);
+    Py_XDECREF(by_line);
+    Py_XDECREF(anchors);
+    return result;
+}
+
+static PyObject *locate(PyObject *module, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t first, n = 0;
+    PyObject *matches;
+    if (!PyArg_ParseTuple(args, "y*nO:locate", &view, &first, &matches))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t *lines = NULL, *starts = NULL;
+    Match *items = sorted_matches(matches, &n);
+    if (items == NULL)
+        goto done;
+    lines = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
+    starts = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
+    if (lines == NULL || starts == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t newlines;
+    if (view.len >= NOGIL_FROM) {
+        Py_BEGIN_ALLOW_THREADS
+        newlines = number_lines(view.buf, view.len, items, n, lines, starts);
+        Py_END_ALLOW_THREADS
+    } else {
+        newlines = number_lines(view.buf, view.len, items, n, lines, starts);
+    }
+    result = build_located(first, items, n, lines, starts, newlines);
+done:
+    PyMem_Free(items);
+    PyMem_Free(lines);
+    PyMem_Free(starts);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *newlines(PyObject *module, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t count = count_newlines(view.buf, view.len);
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(count);
+}
+
+/* ---- module --------------------------------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"strip_ansi", strip_ansi, METH_O, "data without its ANSI escape sequences (lines.ANSI_BYTES)."},
+    {"locate", locate, METH_VARARGS,
+     "locate(data, first, matches) -> (flagged lines, their pattern ids, newlines, line starts)."},
+    {"newlines", newlines, METH_O, "The number of newline bytes in data."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "The scanner's per-byte passes in C (see repopilot/ci/native.py).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    if (PyType_Ready(&MatchesType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Matches", (PyObject *)&MatchesType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
