@@ -114,10 +114,12 @@ def _specific_rx() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 # Words that name several checks at once (`make check`, `npm test` running a linter first, `mvn verify`).
-_UMBRELLA = re.compile(r"^(?:test\w*|spec\w*|build\w*|make|install|package|check|verify|ci|all|compile\w*)$",
+# tox and nox run sessions of any purpose (lint, typecheck, tests): which one failed says what failed.
+_UMBRELLA = re.compile(r"^(?:test\w*|spec\w*|build\w*|make|install|package|check|verify|ci|all|compile\w*|tox|nox)$",
                        re.IGNORECASE)
 
-_GENERIC_PROGRAMS = {"make", "gmake", "install", "build", "test", "check", "ci", "all", "package", "compile"}
+_GENERIC_PROGRAMS = {"make", "gmake", "install", "build", "test", "check", "ci", "all", "package", "compile", "tox",
+                     "nox"}
 
 # Maven plugins and Gradle tasks by what they check.
 _PLUGIN = (
@@ -182,7 +184,8 @@ _CUES = (
     # Values compared and found different (see _ASSERTED): a test's own statement, whatever ran it.
     ("test", 0.55, 0.65, None),
     ("test", 0.3, 0.5, r"\bassert\w*|\bexpected\b.*\b(?:got|but|to|received|actual)\b|\bAssertionError\b|"
-     r"\bnot ok \d|\b(?:test|spec|example)s? (?:failed|failure)|(?-i:\bFAIL(?:ED)?\b)|\bTests? failed\b|"
+     r"\bnot ok \d|\b(?:test|spec|example)s? (?:failed|failure)|(?-i:\bFAIL(?:ED)?\b)(?!.*\[build failed\])|"
+     r"\bTests? failed\b|(?-i:^(?:FAILED|ERROR) \S+::\S+)|Test suite failed to run|"
      r"\b\d+ (?:failed|failing)\b|\b(?:REQUIRE|CHECK|EXPECT|ASSERT)\w*\s*\(|Assertion .* failed|Sanitizer|"
      r"runtime error|Invalid (?:read|write) of size|definitely lost|\bexpected:? .* (?:but was|got|actual)|"
      r"unhandled exception|panicked at|check failed|\bERROR at (?:setup|teardown) of\b|"
@@ -195,6 +198,8 @@ _CUES = (
      r"\b(?:undeclared|undefined) (?:identifier|symbol|variable|name)|identifier not found|type mismatch|"
      r"has no IMPLICIT type|not in scope|unresolved reference|(?:unable to|cannot|can't) resolve symbol|"
      r"unbound identifier|unresolved (?:external )?symbol"),
+    # go test's own word that a package's tests did not compile.
+    ("build", 0.5, 0.5, r"\[(?:build|setup) failed\]"),
     # A missing file says little of what failed (a test reading a fixture, a build reading a source): weak.
     ("build", 0.25, 0.3, r"cannot stat|No such file or directory"),
     ("typecheck", 0.4, 0.55, r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|"
@@ -243,10 +248,13 @@ _CUES = (
      r"Gateway)|Service Unavailable|Bad Gateway|Gateway Time-?out|rate limit|Too Many Requests|Read timed out|"
      r"Failed to connect|Name or service not known|"
      r"cannot open URL|unable to access (?:the )?(?:index|repository|URL)|\bE429\b"),
+    # A failure "for dependency `x`": whatever the tool could not do, it was for a dependency.
+    ("dependency", 0.65, 0.65, r"\bfor dependency [`'\":]?[\w.@/-]|\bneeded to build dependency\b|"
+     r"\bDependency \"[^\"]+\" not found\b"),
     ("config", 0.6, 0.6, r"unknown (?:\w+ )?(?:option|setting|field|key|command|argument|flag|property|"
      r"lifecycle phase|configuration|config)|unrecognized (?:option|arguments?|setting|key|field)|"
      r"missing separator|Missing script|invalid (?:config\w*|option|setting|key|workflow|manifest)|"
-     r"(?:failed to|could not|cannot|unable to|errors?) (?:pars(?:e|ing)|load|read) .*(?:manifest|config\w*|"
+     r"(?:failed to|could not|cannot|unable to|errors?) (?:pars(?:e|ing)|load|read) [^.]{0,60}(?:manifest|config\w*|"
      r"\.ya?ml|\.toml|\.json|\.xml|go\.mod|pom|settings|workflow)|Non-parseable|unbound variable|is not set\b|"
      r"mapping values are not allowed|did not find expected|found character that cannot start|"
      r"couldn't find (?:a |the )?config|Configuration for rule|not a valid (?:yaml|toml|json)|^usage: |"
@@ -259,11 +267,18 @@ _CUES = (
      r"A problem occurred (?:evaluating|configuring) (?:root )?project|^Build file '.*' line: \d+|"
      r"Could not find method \w+\(\) for arguments|"
      r"Some problems were encountered while processing the POMs|The build could not read \d+ projects?|"
-     r"No tests were executed|No tests found|no tests ran\b|No test files found|No tests to run"),
+     r"No tests were executed|No tests found|no tests ran\b|No test files found|No tests to run|"
+     # npm's placeholder `test` script; a tool's own configuration rejected (pyproject's `project.name`, ESLint's
+     # flat config), or an error a tool reports at a line of its configuration file.
+     r"Error: no test specified|\bconfiguration error\b|invalid [\w.-]+ config(?:uration)?\b|"
+     r"\b(?:key|option|setting|property)\b[^.]{0,40}\bnot supported in (?:the )?(?:\w+ )?config|"
+     r"^\s*(?:pyproject\.toml|setup\.cfg|tox\.ini|\.?mypy\.ini|\.flake8|\.pylintrc|tsconfig[\w.]*\.json|"
+     r"\.eslintrc[\w.]*|Cargo\.toml|go\.mod|\.golangci\.ya?ml|\.pre-commit-config\.yaml)[:(]\d+.{0,20}\berror\b"),
 )
 # Test runners' closing counts, read from the lines before the end (guideline: not causal, but they say what ran).
-_TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs?|cases?)\b.*\b\d+ (?:failed|failures?|"
-                           r"errors?)\b|\b\d+ failed\b.*\b\d+ passed\b|\bFAILED \((?:failures|errors)=|"
+_TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs?|cases?)\b.*\b[1-9]\d* (?:failed|"
+                           r"failures?|errors?)\b|\b\d+ failed\b.*\b\d+ passed\b|\b\d+ passed\b.*\b[1-9]\d* (?:failed|"
+                           r"errors?)\b|\bFAILED \((?:failures|errors)=|"
                            r"\bTests:\s+\d+ failed|^not ok \d|Tests run: \d+, Failures: [1-9]|"
                            # `Cases: 5  Tried: 5  Errors: 0  Failures: 2`, `Checks: 4, Failures: 1`, tcltest's
                            # `Total 3 Passed 2 Skipped 0 Failed 1`, `2 tests failed`, `1/1 modules FAILED unittests`
@@ -454,12 +469,34 @@ def _enforcer_category(texts: dict[int, str]) -> str:
     return "config"
 
 
+# A session runner's report of the command that failed inside it (nox; tox 4's `env: exit 1 (0.3 seconds) dir> cmd`)
+# and of the sessions that failed (nox, tox 4, tox 3).
+_RUNNER_COMMAND = re.compile(r"^nox > Command (?P<cmd>.+?) failed with exit code|"
+                             r"^(?P<env>[\w.-]+): exit [1-9]\d* \([\d.]+ seconds\) \S*> (?P<cmd2>.+?)(?: pid=\d+)?$")
+_SESSION = re.compile(r"^nox > Session (?P<nox>[\w.-]+)(?:\([^)]*\))? failed|^\s*(?P<tox>[\w.-]+): FAIL code [1-9]|"
+                      r"^ERROR:\s+(?P<tox3>[\w.-]+): commands failed")
+
+
+def _runner_evidence(t: str) -> Evidence | None:
+    if m := _RUNNER_COMMAND.match(t):
+        cmd = m.group("cmd") or m.group("cmd2")
+        if got := command_category(cmd):
+            return Evidence(got[0], got[1], "runner-command", f"`{cmd[:80]}` ({got[2]})")
+    elif m := _SESSION.match(t):
+        name = m.group("nox") or m.group("tox") or m.group("tox3")
+        if got := command_category(name):
+            return Evidence(got[0], min(got[1], 0.6), "runner-command", f"session {name}")
+    return None
+
+
 def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
     out: list[Evidence] = []
     npm_seen = False
     for n in sorted(texts, reverse=True):
         t = texts[n]
-        if "Failed to execute goal" in t and (m := _MAVEN_GOAL.search(t)):
+        if (t.startswith("nox > ") or ": " in t) and (e := _runner_evidence(t)) is not None:
+            out.append(e)
+        elif "Failed to execute goal" in t and (m := _MAVEN_GOAL.search(t)):
             if m.group("deps"):
                 out.append(Evidence("dependency", 0.85, "goal", m.group("deps")))
             elif cat := _classify(_plugin_rx(), m.group("plugin")):
@@ -495,6 +532,11 @@ _WARNING_ABOVE = re.compile(r"^\s*warning\b", re.IGNORECASE)
 _CARET_LINE = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~]+[\s\^~-]*$|^\s*\|\s*[\^~]+")
 
 
+_SOURCE_LOCATION = re.compile(r"^\s*[\w./\\-]*\.(?:go|rs|c|cc|cpp|cxx|h|hh|hpp|java|kt|kts|scala|cs|fs|swift|m|mm|"
+                              r"ts|tsx|js|jsx|mjs|cjs|py|pyi|rb|php|ex|exs|erl|hs|ml|nim|zig|d|f90|f|pas|v|sv|vhd|"
+                              r"sol|dart|cr|jl|lua|pl|pm|clj|rkt|vala|adb|ads)(?::\d+|\(\d+)")
+
+
 def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evidence]:
     counts: dict[tuple[str, float, float], int] = defaultdict(int)
     shown = diag.texts
@@ -507,7 +549,9 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
         if _LOCATION.match(text) and not _WARNING_ABOVE.match(shown.get(n - 1, "")) and any(
                 _CARET_LINE.match(shown.get(k, "")) for k in range(n + 1, n + 5)):
             diagnostics += 1
-        said: set[str] = set()
+        # A message at a place in source code is the compiler's or the checker's about the code (`a.go:12:46: unknown
+        # field 'When' in struct literal`), not about a configuration.
+        said: set[str] = {"config"} if _SOURCE_LOCATION.match(words) else set()
         for cat, one, many, rx in _CUE_RX:  # a line counts once per category, for its strongest cue
             if cat not in said and rx.search(words):
                 said.add(cat)
@@ -635,6 +679,29 @@ def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis
     is named for linting or type checking failed for that purpose even when its output looks like a compiler's
     or a test's."""
     winner = max(support, key=lambda c: (support[c], c == _top_rule_category(diag)))
+    cause = _cause(evidence, support, diag, winner)
+    if cause is not None:
+        return cause
+    purpose = [e for e in evidence if e.source in ("command", "goal", "task", "npm-script", "runner-command")
+               and e.category in ("lint", "typecheck", "config") and e.strength >= 0.6]
+    named = max(purpose, key=lambda e: e.strength, default=None)
+    if named is not None and winner in ("build", "test") and not any(
+            e.source == named.source and e.category == winner and e.strength >= named.strength for e in evidence):
+        return named.category  # (unless the runner names a test or build command that failed as well)
+    if winner == "test":
+        # A test run whose code did not compile failed to build (the guideline's `build`).
+        said: dict[str, float] = defaultdict(float)
+        for e in evidence:
+            if e.source in ("rule", "lines") and e.detail not in CONSEQUENCES:
+                said[e.category] = max(said[e.category], e.strength)
+        if said.get("build", 0.0) >= 0.45 and said.get("test", 0.0) < 0.45:
+            return "build"
+    return winner
+
+
+def _cause(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis, winner: str) -> str | None:
+    """The category of a failure that explains the step's (the machine, the network, the configuration, a
+    dependency), or of a test that compared values whatever else was printed; None when neither decides."""
     strong_other = any(e.source == "rule" and e.strength >= 0.7 and e.category not in _EXPLAINS_ANY
                        for e in evidence)
     cause = [e for e in evidence if e.category in _EXPLAINS_ANY and e.source in (
@@ -650,26 +717,16 @@ def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis
     # The machine saying it killed the step or ran out of memory or disk outweighs a rule that read the step's
     # failure (Surefire's "There are test failures" after its forked JVM was killed).
     machine = [e for e in cause if e.category == "infrastructure" and e.strength >= _MACHINE]
-    if machine or (cause and not strong_other):
-        # On a tie the failure that explains the others: a full disk or a network error explains a download that
-        # failed.
-        return max(cause, key=lambda e: (e.strength, -_EXPLAINS_ORDER.index(e.category))).category
-    purpose = [e for e in evidence if e.source in ("command", "goal", "task", "npm-script")
-               and e.category in ("lint", "typecheck", "config") and e.strength >= 0.6]
-    if purpose and winner in ("build", "test"):
-        return max(purpose, key=lambda e: e.strength).category
-    if winner == "test":
-        # A test run whose code did not compile failed to build (the guideline's `build`).
-        said: dict[str, float] = defaultdict(float)
-        for e in evidence:
-            if e.source in ("rule", "lines") and e.detail not in CONSEQUENCES:
-                said[e.category] = max(said[e.category], e.strength)
-        if said.get("build", 0.0) >= 0.45 and said.get("test", 0.0) < 0.45:
-            return "build"
-    return winner
+    if not (machine or (cause and not strong_other)):
+        return None
+    # On a tie the failure that explains the others: a full disk or a network error explains a download that
+    # failed (also when it was printed before, by a step that went on: `background`).
+    best = max(cause, key=lambda e: (e.strength, -_EXPLAINS_ORDER.index(e.category)))
+    earlier = next((e for e in cause if e.source == "background"), None)
+    return earlier.category if earlier is not None and best.category == "dependency" else best.category
 
 
-_COMMAND_SOURCES = frozenset({"command", "goal", "task", "make-target", "npm-script", "exit-code"})
+_COMMAND_SOURCES = frozenset({"command", "goal", "task", "make-target", "npm-script", "exit-code", "runner-command"})
 
 
 def _decider(evidence: list[Evidence], winner: str, diag: Diagnosis) -> str:
@@ -710,7 +767,7 @@ def _compatible(winner: str, e: Evidence, built: bool = False, asserted: bool = 
         return True
     if winner in ("lint", "typecheck") and e.category in ("build", "test") and e.source in ("rule", "lines"):
         return True  # a linter or type checker reports in a compiler's format
-    if e.source in ("command", "make-target", "npm-script") and e.category in ("test", "build"):
+    if e.source in ("command", "make-target", "npm-script", "runner-command") and e.category in ("test", "build"):
         return winner in ("build", "test", "lint", "typecheck")
     return e.source == "lines" and e.strength < 0.4
 

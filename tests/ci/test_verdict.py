@@ -472,3 +472,71 @@ def test_what_the_words_of_the_failure_mean(tmp_path: Path, text: str, category:
     r = _diagnose(tmp_path, text, _without("none"))
     assert r["category"] in (category, "unknown")
     assert r["category"] != "dependency"
+
+
+NOX_LINT = """\
++ nox --non-interactive
+nox > Running session tests
+nox > pytest -q
+12 passed in 0.04s
+nox > Session tests was successful in 1 seconds.
+nox > Running session lint
+nox > ruff check src tests
+src/calc/summary.py:1:1: F401 [*] `os` imported but unused
+Found 1 error.
+nox > Command ruff check src tests failed with exit code 1
+nox > Session lint failed.
+"""
+TOX_TYPES = """\
++ tox run
+types: commands[0]> mypy src
+src/shop/cart.py:9: error: Incompatible return value type (got "str", expected "int")  [return-value]
+Found 1 error in 1 file (checked 3 source files)
+types: exit 1 (0.41 seconds) /builds/acme/shop> mypy src pid=311
+  py311: OK (2.10=setup[1.90]+cmd[0.20] seconds)
+  types: FAIL code 1 (3.02=setup[2.61]+cmd[0.41] seconds)
+  evaluation failed :( (5.20 seconds)
+"""
+
+
+@pytest.mark.parametrize(("text", "category"), [(NOX_LINT, "lint"), (TOX_TYPES, "typecheck")])
+def test_a_session_runner_fails_for_the_session_that_failed(tmp_path: Path, text: str, category: str) -> None:
+    # tox and nox run sessions of every purpose: the failed session and the command inside it decide.
+    r = _diagnose(tmp_path, text, _without("python"))
+    assert r["category"] == category
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    # go test's own word that the package's tests did not compile (a compiler message, not a configuration's).
+    ("+ go test ./...\n# example.com/ledger [example.com/ledger.test]\n"
+     "ledger/ledger_test.go:12:46: unknown field 'When' in struct literal of type Entry\n"
+     "FAIL\texample.com/ledger [build failed]\nFAIL\n", "build"),
+    # An error at a line of the tool's configuration file.
+    ("+ mypy shop_api\npyproject.toml:1: error: Error importing plugin \"pydantic.mypy\": No module named 'pydantic'"
+     "  [misc]\nFound 1 error in 1 file (errors prevented further checking)\n", "config"),
+    # npm's placeholder test script.
+    ("+ npm test\n\n> shop@1.0.0 test\n> echo \"Error: no test specified\" && exit 1\n\nError: no test specified\n",
+     "config"),
+    # A failure for a dependency is the dependency's, whatever the tool could not do.
+    ("+ mix test\nCould not find Hex, which is needed to build dependency :jason\n"
+     "** (Mix) Could not find an SCM for dependency :jason from Cart.MixProject\n", "dependency"),
+    ("+ meson setup builddir\nmeson.build:3:0: ERROR: Dependency \"jansson\" not found, tried pkgconfig and cmake\n",
+     "dependency"),
+])
+def test_what_failed_read_from_the_failures_own_words(tmp_path: Path, text: str, category: str) -> None:
+    r = _diagnose(tmp_path, text, _without("none"))
+    assert r["category"] == category
+
+
+def test_a_count_of_zero_failures_is_no_test_evidence(tmp_path: Path) -> None:
+    text = ("+ bundle exec rake\n5 runs, 6 assertions, 0 failures, 0 errors, 0 skips\nrake aborted!\n"
+            "NoMethodError: undefined method `lines' for nil:NilClass\n/srv/ci/app/Rakefile:17:in `block'\n")
+    diag = diagnose_input(open_sources(str(_write(tmp_path, text)))[0], scanner=_without("ruby")).diagnosis
+    decision = next(d for d in diag.decisions if d.get("decision") == "category")
+    assert not any("runner's count" in e["detail"] for e in decision["evidence"])
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "fail.log"
+    path.write_text(text)
+    return path
