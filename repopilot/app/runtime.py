@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from ..ci import GitHubAccess, Scanner, default_scanner
+from ..ci import GitHubAccess, Scanner, default_scanner, use_native
 from ..core import TraceRecorder
 from .settings import Settings
 
@@ -33,7 +33,8 @@ def model_for(settings: Settings, *, required: bool = True) -> Model | None:
 
 
 def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
-    """The scanner for logs of up to `size` bytes (None: unknown)."""
+    """The scanner for logs of up to `size` bytes (None: unknown), its per-byte passes in C or not as set."""
+    use_native(settings.native)
     return default_scanner(None, settings.rules, settings.scanner_cache_dir(), size=size)
 
 

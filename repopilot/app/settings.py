@@ -83,6 +83,9 @@ _KEYS: dict[str, _Key] = {
     # One pass that reads and scans the next 256 KB in a thread while this process works on the last (ci/ahead.py):
     # faster on a big log on two CPUs, about 2 MB more memory whatever the size; off by default.
     "scan_ahead": _Key("REPOPILOT_SCAN_AHEAD", bool),
+    # The scanner's per-byte passes in C when the optional extension was built (ci/native.py); off (`0`) to
+    # compare with the pure-Python forms or if a platform's build misbehaves. Same results either way.
+    "native": _Key("REPOPILOT_NATIVE", bool),
     # Verification of proposals (the `[verify]` table of a config file: cmd, setup, timeout, network, enabled).
     "verify": _Key("REPOPILOT_VERIFY", bool),
     "verify_cmd": _Key("REPOPILOT_VERIFY_CMD", str),
@@ -141,6 +144,7 @@ class Settings:
     max_stdin_bytes: int = MAX_STDIN_BYTES
     scan_workers: int = 0
     scan_ahead: bool = False
+    native: bool = True
     verify: bool = True
     verify_cmd: str | None = None
     verify_setup: str | None = None

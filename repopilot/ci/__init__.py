@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .github_api import GitHubClient
     from .history_records import FailureRow, HistoryRow, Recurring, RunPlace, RunRecord
     from .history_sql import HistorySQL
+    from .native import use_native
     from .prebuild import write_prebuilt
     from .render import LINE_CHARS, RENDERERS, Renderer, clip, cut_line, render_markdown, split_lines
     from .report import DiagnosisReport, Evidence, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
@@ -57,6 +58,7 @@ __getattr__ = lazy_exports(__name__, {
     "report": ("DiagnosisReport", "Evidence", "ReportFailure", "ReportLine", "SeenBefore", "read_report",
                "report_schema"),
     "runurl": ("DEFAULT_API_URL", "DEFAULT_LOG_CACHE_MB", "GitHubAccess", "RunRef", "is_run_url", "parse_run_url"),
+    "native": ("use_native",),
     "scanner": ("Scanner",),
     "sources": ("MAX_STDIN_BYTES", "DownloadReport", "LogInput", "open_sources"),
 })
@@ -117,5 +119,6 @@ __all__ = [
     "report_schema",
     "short_fingerprint",
     "split_lines",
+    "use_native",
     "write_prebuilt",
 ]

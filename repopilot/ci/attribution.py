@@ -71,7 +71,8 @@ def attribute_failure(failure: ReportFailure, facts: JobFacts, category: str) ->
         return Attribution(label="new", why=f"the latest completed run on {base.branch} {how}, and no other "
                            "attempt of this commit passed", evidence=[base.evidence])
     why = facts.why_no_base if base is None else f"the logs of {base.branch}'s failed jobs could not all be read"
-    return Attribution(label="unknown", why=f"not enough evidence: {why}")
+    # Every rendering puts the label (`NOT ENOUGH EVIDENCE`) before the reason: the reason alone, not said twice.
+    return Attribution(label="unknown", why=why)
 
 
 def attribute_report(report: DiagnosisReport, facts: JobFacts) -> DiagnosisReport:

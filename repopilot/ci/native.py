@@ -4,19 +4,18 @@ are most of a big log's time in pure Python (cleaning alone was a third of it at
 
 Every caller has a pure-Python form that gives the same result (tests/ci/test_native.py compares them on random
 and adversarial bytes and whole diagnoses), used when the extension is missing (an install without a compiler) or
-when REPOPILOT_NATIVE=0 is set (to compare them, and in case a platform's build misbehaves). Tests switch with
-`use()`."""
+when the application turns them off (the `native` setting, REPOPILOT_NATIVE=0: to compare them, and in case a
+platform's build misbehaves). Tests switch with `use()`."""
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     from ._native import Matches
 
-__all__ = ["NATIVE", "Found", "available", "pairs", "use"]
+__all__ = ["NATIVE", "Found", "available", "pairs", "use", "use_native"]
 
 # An engine's matches in a piece, (end offset, pattern id) each: a list (Python `re`, or hyperscan without the
 # extension) or the extension's `Matches` (hyperscan's callback with it).
@@ -33,7 +32,7 @@ def _load() -> ModuleType | None:
 
 _BUILT = _load()
 # What the scanner calls now (None: the pure-Python forms). Read at each call: `use()` takes effect at once.
-NATIVE: ModuleType | None = None if os.environ.get("REPOPILOT_NATIVE", "1") == "0" else _BUILT
+NATIVE: ModuleType | None = _BUILT
 
 
 def available() -> bool:
@@ -52,3 +51,7 @@ def use(on: bool) -> bool:
 def pairs(found: Found) -> list[tuple[int, int]]:
     """The matches as a list of (end offset, pattern id)."""
     return found if isinstance(found, list) else found.pairs()
+
+
+# The name the package face gives `use` (the application layer turns the C forms on or off by its settings).
+use_native = use
