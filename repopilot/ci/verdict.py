@@ -22,7 +22,7 @@ from typing import Any
 
 from .diagnosis import CONFIDENT, Diagnosis, is_trailer
 from .fingerprint import CONSEQUENCES
-from .locator import candidates
+from .locator import candidates, find_end
 from .scanner import ScanResult
 
 __all__ = ["SAY_UNKNOWN", "Evidence", "command_category", "decide_category", "gather_evidence"]
@@ -615,10 +615,49 @@ def decide_category(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
             if f.rule == "locator":
                 f.category = winner
         why = "strongest evidence" + (f" against {rivals[0].category}" if rivals else "")
+        if diag.located:
+            _say_it(diag, res, winner)
         if not diag.confident:
             diag.escalation_reason = f"not confident: {winner} {confidence:.2f} < {CONFIDENT}"
     _record(diag, evidence, support, diag.category, confidence, why)
     return evidence
+
+
+# A line that says nothing of a failure: a success or progress report, or no words at all (a diff's `}`).
+_SAYS_NOTHING_WRONG = re.compile(r"^\W*$|^\s*(?:PASS|ok|✓|✔)\b|\b(?:passed|passing|succeeded|successful(?:ly)?|"
+                                 r"verified|up to date|up-to-date|done)\W*$|^\s*(?:Checking|Running|Downloading|"
+                                 r"Installing|Compiling|Building|Fetching|Resolving|Ran)\b", re.IGNORECASE)
+_SAY_REACH = 60  # lines before the failing step's end looked at when no step or command says where it began
+_SAY_LINES = 3
+# How checkers list what they reject: a line that is only a file's path (`gofmt -l`, `terraform fmt -check`).
+_BARE_PATH = re.compile(r"^\s*[\w./\\-]*\.[A-Za-z]\w{0,9}\s*$")
+
+
+def _say_it(diag: Diagnosis, res: ScanResult, category: str) -> None:
+    """When every line the locator chose says nothing of a failure (a coverage gate's verdict under a table of
+    passing tests, a formatter's list of files), the failing step's lines that say what the category's check
+    found are the causal ones: its words (`Coverage for branches (75%) does not meet "global" threshold`), or for a
+    lint check the files it listed after the command."""
+    if not all(_SAYS_NOTHING_WRONG.search(diag.texts.get(n, "")) for n in diag.error_lines):
+        return
+    texts = candidates(res)
+    end = find_end(texts, res.lines, diag.step.error_line if diag.step is not None else None)
+    start = diag.step.header_line if diag.step is not None and diag.step.header_line else 0
+    echoes = [c.line for c in res.commands if start <= c.line <= end]
+    start = max([start, end - _SAY_REACH, *echoes[-1:]])
+    cues = [rx for cat, one, _many, rx in _CUE_RX if cat == category and one >= 0.3]
+    said = [n for n in sorted(texts) if start <= n <= end and diag.in_job(n) and not is_trailer(texts[n])
+            and (any(rx.search(texts[n]) for rx in cues) or (category == "lint" and _BARE_PATH.match(texts[n])))]
+    if not said:
+        return
+    lines = said[-_SAY_LINES:]
+    diag.error_lines = sorted(lines)
+    diag.texts = {**diag.texts, **{n: texts[n] for n in lines}}
+    host = next((f for f in diag.failures if f.causal), None)
+    if host is not None:
+        host.extra_ranges += [(n, n) for n in lines]
+    diag.decisions.append({"decision": "the check's own words", "lines": lines,
+                           "why": f"no chosen line stated a failure; these say what the {category} check found"})
 
 
 def _weigh(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis

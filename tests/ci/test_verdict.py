@@ -540,3 +540,44 @@ def _write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "fail.log"
     path.write_text(text)
     return path
+
+
+JEST_GATE = """\
++ npm test
+
+> shop@1.2.0 test
+> jest --ci --coverage
+
+PASS test/cart.test.js
+PASS test/format.test.js
+-----------|---------|----------|---------|---------|-------------------
+File       | % Stmts | % Branch | % Funcs | % Lines | Uncovered Line #s
+-----------|---------|----------|---------|---------|-------------------
+All files  |   94.73 |       75 |     100 |     100 |
+-----------|---------|----------|---------|---------|-------------------
+Jest: Coverage for branches (75%) does not meet "global" threshold (90%)
+
+Test Suites: 2 passed, 2 total
+Tests:       9 passed, 9 total
+Ran all test suites.
+"""
+GOFMT_LIST = """\
++ go mod download && go mod verify
+all modules verified
++ test -z "$(gofmt -l . | tee /dev/stderr)"
+ledger/ledger.go
+money/money.go
+"""
+
+
+@pytest.mark.parametrize(("text", "ecosystem", "category", "said"), [
+    (JEST_GATE, "javascript", "test", "does not meet"), (GOFMT_LIST, "go", "lint", "ledger/ledger.go")])
+def test_a_check_that_printed_no_error_word_is_read_by_its_own_words(tmp_path: Path, text: str, ecosystem: str,
+                                                                     category: str, said: str) -> None:
+    # The locator's choice says nothing of a failure (`PASS …`, `all modules verified`): the failing step's lines
+    # that state what its check found are the causal ones.
+    r = _diagnose(tmp_path, text, _without(ecosystem))
+    assert r["category"] == category
+    lines = text.splitlines()
+    assert any(said in lines[n - 1] for n in r["error_lines"])
+    assert not any(lines[n - 1].startswith(("PASS", "all modules")) for n in r["error_lines"])
