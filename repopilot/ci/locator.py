@@ -91,6 +91,11 @@ _PROGRESS = re.compile(r"^\s*(?:\[[^\]]{1,20}\]\s*|#\d+\s+)?(?:Downloading|Downl
                        r"Installed|Collecting|Resolving|Requirement already|Compiling|Building|Checking|Running|"
                        r"Unpacking|Preparing|Using|Setting up|Get:\d+|Progress|Pulling|Extracting)\b|\d+%|\[=+",
                        re.IGNORECASE)
+_ADVICE = re.compile(r"\b(?:you|your|please)\b", re.IGNORECASE)
+# A heading that announces what is wrong and ends where the message begins (`* What went wrong:`, `Caused by:`,
+# `Details:`, `The following files have no license:`): the next line states it.
+_HEADING = re.compile(r"^\W{0,4}[\w ,'-]{0,60}\b(?:wrong|errors?|fail\w*|problems?|violations?|issues?|caused by|"
+                      r"details|reason|cause)\s*:\s*$", re.IGNORECASE)
 _LEVEL_INFO = re.compile(r"^\s*\[?(?:INFO|DEBUG|TRACE|NOTE|notice)\]?\b", re.IGNORECASE)
 _LEVEL_ERR = re.compile(r"^\s*\[(?:ERROR|FATAL|SEVERE|CRITICAL|ERR)\]")
 _GH_ERROR = re.compile(r"^##\[error\]")
@@ -146,7 +151,7 @@ def _seen(pattern: re.Pattern[str], text: str, low: str | None) -> float:
 
 
 _LINE_FEATURES = (
-    "err_word", "err_start", "err_prefix", "exc_name", "problem", "warn", "negated", "success", "path_line",
+    "advice", "err_word", "err_start", "err_prefix", "exc_name", "problem", "warn", "negated", "success", "path_line",
     "path_line_col", "line_word", "frame", "caret", "assert", "summary", "trailer", "command", "runner",
     "progress", "level_info", "level_err", "gh_error", "blank", "indent", "indent_deep", "len_log", "upper_frac",
     "digit_frac", "punct_frac", "rare", "template_log", "first_of_template",
@@ -154,6 +159,7 @@ _LINE_FEATURES = (
 _PLACE_FEATURES = (
     "end_le5", "end_le20", "end_le60", "end_le200", "end_far", "after_end", "in_step", "after_command",
     "prev_err", "next_err", "cont_of_err", "near_err_density", "near_path_density", "block_pos",
+    "after_heading", "under_warning",
 )
 FEATURES: tuple[str, ...] = (*_LINE_FEATURES, *_PLACE_FEATURES, *(f"shape_{s}" for s in SHAPES))
 
@@ -295,6 +301,9 @@ def _line_row(text: str) -> dict[str, float]:
         "indent": float(indent > 0),
         "indent_deep": float(indent >= 4),
         "len_log": math.log1p(n) / 5.0,
+        # Advice speaks to the reader (`If you need a custom transformation, specify…`, `Please see…`); a tool's
+        # statement of what went wrong seldom does.
+        "advice": float(low is not None and ("you" in low or "please" in low) and _ADVICE.search(s) is not None),
     }
     if n and low is not None:
         # An ASCII line: the characters of each kind are those bytes.translate deletes, at C speed.
@@ -345,6 +354,8 @@ def feature_rows(texts: Mapping[int, str], *, end: int, shape: str, step_start: 
     last_command = commands[-1] if commands else 0
     errorish = {n for n in order if _is_errorish(rows[n])}
     paths = {n for n in order if rows[n]["path_line"]}
+    headings = {n for n in order if texts[n].rstrip().endswith(":") and _HEADING.search(texts[n])}
+    warned = _under_warning(order, texts, rows)
     for i, n in enumerate(order):
         row = rows[n]
         c = counts[templates[n]]
@@ -368,8 +379,23 @@ def feature_rows(texts: Mapping[int, str], *, end: int, shape: str, step_start: 
         row["near_path_density"] = sum(1 for k in range(n - 5, n + 6) if k in paths and k != n) / 10.0
         # Position inside the contiguous stretch of candidates it belongs to (a block's head carries the message).
         row["block_pos"] = float(i > 0 and order[i - 1] == n - 1 and n - 1 in errorish)
+        row["after_heading"] = float(n - 1 in headings or (n - 2 in headings and not texts.get(n - 1, "x").strip()))
+        row["under_warning"] = float(n in warned)
         row[f"shape_{shape}"] = 1.0
     return rows
+
+
+def _under_warning(order: list[int], texts: Mapping[int, str], rows: Mapping[int, Mapping[str, float]]) -> set[int]:
+    """Lines that continue a warning (indented under it, the next lines of its message): a warning did not fail
+    the step, nor does what it goes on to say (`Warning: unable to access index…` / `  cannot open URL…`)."""
+    out: set[int] = set()
+    for n in order:
+        prev = n - 1
+        if prev not in texts or not _CONT.search(texts[n]):
+            continue
+        if prev in out or (rows[prev]["warn"] and not rows[prev]["err_start"] and not rows[prev]["level_err"]):
+            out.add(n)
+    return out
 
 
 MAX_CANDIDATES = 3000

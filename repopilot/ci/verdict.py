@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .diagnosis import CONFIDENT, Diagnosis
-from .locator import candidates
+from .diagnosis import CONFIDENT, Diagnosis, is_trailer
+from .fingerprint import CONSEQUENCES
+from .locator import candidates, find_end
 from .scanner import ScanResult
 
 __all__ = ["SAY_UNKNOWN", "Evidence", "command_category", "decide_category", "gather_evidence"]
@@ -64,7 +65,9 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
              r"perlcritic|perltidy|(?:perl|ruby)\b[^|;&]*\s-\w*c\b|php\b[^|;&]*\s-\w*l\b|(?:ba|z|da)?sh -\w*n\b|"
              r"py_compile|compileall|xref|"
              r"format:check|check:format|fmt:check|lint:\w+|docs?|rustdoc|cargo doc|javadoc|sphinx-build|"
-             r"mkdocs build --strict|go mod tidy|mod tidy|\w+-check|check-\w+|"
+             r"mkdocs build --strict|go mod tidy|mod tidy|\w+-check|"
+             # automake's own recursion targets (`check-am`) are no check of their own; `check-TESTS` runs the tests.
+             r"check-(?!(?:am|recursive|local|TESTS|DejaGNU|coverage)\b)\w+|"
              r"elm-format|cabal-fmt|zig fmt|gofumpt|xmllint|rstcheck|doc8|vulture|semgrep|rat|"
              r"tidy|htmlhint|html-validate|chktex|lacheck|mdformat|\w+fmt\b[^|;&]*--check|\w+format\b[^|;&]*--check|"
              r"reuse|addlicense|spell\w*|proselint|alex|textlint|write-good|"
@@ -78,14 +81,17 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
                    r"cargo (?:fetch|update|generate-lockfile)|dotnet restore|nuget restore|mix deps\.get|"
                    r"dependency:\w+|apt(?:-get)? install|apk add|brew install|vcpkg install|conan install|"
                    r"swift package resolve|dart pub get|flutter pub get|pub get|cabal update|stack setup|"
-                   r"rebar3 get-deps|opam install|renv::restore|Pkg\.instantiate|install-deps|deps)\b"),
-    ("test", r"\b(?:coverage\b[^|;&]*--fail-under|--cov-fail-under|"
+                   r"rebar3 get-deps|opam install|renv::restore|Pkg\.instantiate|install-deps|deps|terraform init|"
+                   r"tofu init|helm dep(?:endency)? (?:update|build))\b"),
+    ("test", r"\b(?:coverage\b[^|;&]*--fail-under|--cov-fail-under|(?:g?make|ninja)\s+(?:-\S+\s+)*(?:check|test)\b|"
+             # Coverage tools run the tests under them, and their gates are the test run's (the guideline).
+             r"check-TESTS|check-coverage|nyc|c8|coverage (?:run|report)|"
              r"pytest|py\.test|unittest|doctest|nose2?|tox|nox|jest|vitest|mocha|ava|jasmine|karma|tap|tape|"
              r"playwright|cypress|rspec|minitest|cucumber|behave|phpunit|pest|codeception|go test|gotestsum|"
              r"cargo (?:test|nextest)|ctest|dotnet test|mix test|exunit|busted|prove|bats|deno test|bun test|"
              r"swift test|stack test|cabal test|dune (?:test|runtest)|lein test|sbt test|gradle\w* test|"
              r"mvn\w* test|meson test|zig build test|julia .*Pkg\.test|R CMD check|testthat|elm-test|"
-             r"flutter test|dart test|test\w*|spec\w*|e2e)\b"),
+             r"flutter test|dart test|rake (?:test|spec)\w*|test\w*|spec\w*|e2e)\b"),
     ("build", r"\b(?:build\w*|compile\w*|make|cmake|ninja|meson compile|bazel build|cargo build|go build|"
               r"javac|gcc|g\+\+|clang\+?\+?|cc|webpack|rollup|esbuild|vite build|parcel|next build|"
               r"msbuild|dotnet build|swift build|swiftc|kotlinc|scalac|ghc|cabal build|stack build|dune build|"
@@ -108,10 +114,12 @@ def _specific_rx() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 # Words that name several checks at once (`make check`, `npm test` running a linter first, `mvn verify`).
-_UMBRELLA = re.compile(r"^(?:test\w*|spec\w*|build\w*|make|install|package|check|verify|ci|all|compile\w*)$",
+# tox and nox run sessions of any purpose (lint, typecheck, tests): which one failed says what failed.
+_UMBRELLA = re.compile(r"^(?:test\w*|spec\w*|build\w*|make|install|package|check|verify|ci|all|compile\w*|tox|nox)$",
                        re.IGNORECASE)
 
-_GENERIC_PROGRAMS = {"make", "gmake", "install", "build", "test", "check", "ci", "all", "package", "compile"}
+_GENERIC_PROGRAMS = {"make", "gmake", "install", "build", "test", "check", "ci", "all", "package", "compile", "tox",
+                     "nox"}
 
 # Maven plugins and Gradle tasks by what they check.
 _PLUGIN = (
@@ -155,22 +163,43 @@ _TRAVIS_CMD = re.compile(r"^The command \"(?P<cmd>.+)\" exited with (?P<code>\d+
 _NPM_SCRIPT = re.compile(r"^> (?:[@\w./-]+@[\w.-]+ )?(?P<script>[\w:.-]+)(?: /\S*)?$")
 _ECHO = re.compile(r"(?:^|\| )(?:\$|\+) (?P<cmd>\S.*)$")
 _STAGE = re.compile(r"^\[Pipeline\] \{ \((?P<stage>[^)]+)\)")
-_EXIT_CODE = re.compile(r"\bexit (?:code|status) '?(?P<code>\d+)|\bexited with (?:code )?'?(?P<exited>\d+)")
+_EXIT_CODE = re.compile(r"\bexit (?:code|status):? '?(?P<code>\d+)|\bexited with (?:code )?'?(?P<exited>\d+)")
+# A process inside the step killed by a signal, whatever the step's own code (a forked test JVM's `Process Exit Code:
+# 137`, make's `Error 137` for its recipe, go's `signal: killed`): 128 + 9 is SIGKILL, the OOM killer's signal.
+_INNER_KILL = re.compile(r"\bexit (?:code|status):? '?(?P<code>137|143)\b|\] Error (?P<make>137|143)$|"
+                         r"(?P<signal>signal: killed|Killed signal terminated program)", re.IGNORECASE)
+
+# A test that compared values and found them different (`assert 2 == 2.5`, `expected:<121> but was:<112>`,
+# `expected 255, got 0`, `` `actual`: 15 ``): the code under test computed a wrong value, whatever network or disk
+# trouble the log shows beside it (a flaky test's `Connection reset`, a cache that did not fit).
+_ASSERTED = re.compile(
+    r"\bexpected\b:?\s*(?:<[^>]*>|\S+)[,;]?\s+(?:but (?:was|got)|got|received|actual)\b|\bbut was:?\s*<|"
+    r"^\s*E\s+(?:Assertion\w*: )?assert\b|\bassert(?:_eq|_equal|Equals?)?\b.{0,80}(?:==|!=)|\bnot equal to\b|"
+    r"^\s*[`']?(?:actual|expected|left|right)[`']?\s*:\s*\S|\bExpected\b.{0,60}\bReceived\b|AssertionError\b.{0,40}"
+    r"(?:expected|==|!=)", re.IGNORECASE)
+
 
 # Words of the causal lines: (category, strength of one line, of several, pattern).
 _CUES = (
+    # Values compared and found different (see _ASSERTED): a test's own statement, whatever ran it.
+    ("test", 0.55, 0.65, None),
     ("test", 0.3, 0.5, r"\bassert\w*|\bexpected\b.*\b(?:got|but|to|received|actual)\b|\bAssertionError\b|"
-     r"\bnot ok \d|\b(?:test|spec|example)s? (?:failed|failure)|\bFAIL(?:ED)?\b|\bTests? failed\b|"
+     r"\bnot ok \d|\b(?:test|spec|example)s? (?:failed|failure)|(?-i:\bFAIL(?:ED)?\b)(?!.*\[build failed\])|"
+     r"\bTests? failed\b|(?-i:^(?:FAILED|ERROR) \S+::\S+)|Test suite failed to run|"
      r"\b\d+ (?:failed|failing)\b|\b(?:REQUIRE|CHECK|EXPECT|ASSERT)\w*\s*\(|Assertion .* failed|Sanitizer|"
      r"runtime error|Invalid (?:read|write) of size|definitely lost|\bexpected:? .* (?:but was|got|actual)|"
      r"unhandled exception|panicked at|check failed|\bERROR at (?:setup|teardown) of\b|"
      # A coverage gate belongs to the test run (the guideline's `test`).
-     r"\bcoverage (?:failure|threshold)|\bfail[-_]under\b|\bcoverage\b.{0,60}\b(?:less than|below|not met)"),
+     r"\bcoverage (?:failure|threshold)|\bfail[-_]under\b|\bcoverage\b.{0,60}\b(?:less than|below|not met|"
+     r"does not meet|not reached)|Required test coverage|Coverage checks have not been met"),
     ("build", 0.3, 0.5, r"undefined reference|cannot find symbol|\bcompil(?:e|ation|er)\b|syntax error|\blinker\b|"
      r"ld returned|collect2|No rule to make target|error\[E\d+\]|cannot find -l|"
      r"[\w./-]+\.[A-Za-z]\w{0,5}(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) (?:fatal )?(?:Error|error)\b|"
      r"\b(?:undeclared|undefined) (?:identifier|symbol|variable|name)|identifier not found|type mismatch|"
-     r"has no IMPLICIT type|not in scope"),
+     r"has no IMPLICIT type|not in scope|unresolved reference|(?:unable to|cannot|can't) resolve symbol|"
+     r"unbound identifier|unresolved (?:external )?symbol"),
+    # go test's own word that a package's tests did not compile.
+    ("build", 0.5, 0.5, r"\[(?:build|setup) failed\]"),
     # A missing file says little of what failed (a test reading a fixture, a build reading a source): weak.
     ("build", 0.25, 0.3, r"cannot stat|No such file or directory"),
     ("typecheck", 0.4, 0.55, r"\bincompatible types?\b|is not assignable|has no attribute|\bTS\d{4}\b|"
@@ -184,7 +213,8 @@ _CUES = (
     # Findings a check reports as warnings, with a place and no error: what failed was a check that fails on them.
     ("lint", 0.3, 0.45, r"^(?!.*\berror).*\bwarning\b.*\bline \d+|^(?!.*\berror).*\bline \d+.*\bwarning\b"),
     ("dependency", 0.55, 0.55, r"could not (?:resolve|find|collect|download|fetch) (?:\w+ )?(?:dependenc|artifact|"
-     r"package|module|crate|gem|version)|unable to resolve|no matching (?:distribution|version|package)|"
+     r"package|module|crate|gem|version)|unable to resolve (?!symbol|identifier|reference|name|type|method|"
+     r"variable|class|function)|no matching (?:distribution|version|package)|"
      r"ERESOLVE|version solving failed|ResolutionImpossible|conflicting dependencies|"
      r"(?:failed to|could not) (?:select a version|fetch|download|load source for)|"
      r"lock ?file .*(?:needs to be updated|out of date|outdated|not up to date)|needs to be updated but --locked|"
@@ -192,6 +222,9 @@ _CUES = (
      r"cannot find module providing|module lookup disabled|not (?:found )?in (?:the )?"
      r"(?:registry|index)|Could not find a package configuration|Library \"?[\w.-]+\"? not found|"
      r"in any known package|cannot satisfy|could not be resolved|dependency resolution|"
+     # Terraform's provider installer, registries that hold no such name or version.
+     r"Failed to query available provider|Could not retrieve the list of available versions|"
+     r"not found in any of the (?:search locations|repositor|registr)|"
      r"\b(?:dependenc(?:y|ies)|package|module|collection|plugin|library|gem|crate)\b[^.;]{0,60}\b(?:is|are|was|were) "
      r"not (?:available|installed)|missing (?:collection|dependenc(?:y|ies)|package)|"
      # Gradle's and Maven's resolvers (`Could not find com.acme:lib:1.2.`), pkg-config through configure.
@@ -200,10 +233,14 @@ _CUES = (
     ("dependency", 0.3, 0.3, r"Cannot find module|ModuleNotFoundError|No module named|"
      r"\bno (?:package|module|gem|crate|library) (?:called|named)\b|cannot load such file|"
      r"\bLoadError\b|requires .* but .* is installed"),
-    ("infrastructure", 0.6, 0.6, r"No space left on device|\bKilled\b|out of memory|\bOOM\b|Cannot allocate memory|"
-     r"\bMemoryError\b|OutOfMemoryError|std::bad_alloc|heap out of memory|memory allocation of \d+ bytes failed|"
-     r"\bSIGKILL\b|"
-     r"runner has received a shutdown|lost communication with the server|exceeded the maximum "
+    # The machine's own statements that it ran out of memory or disk, or killed the process: they say what failed
+    # whatever step printed them.
+    ("infrastructure", 0.8, 0.8, r"No space left on device|\bENOSPC\b|^\s*(?:\S+: )?(?:line \d+: )?(?:\d+ )?Killed\b|"
+     r"out of memory|Cannot allocate memory|OutOfMemoryError|Java heap space|GC overhead limit exceeded|"
+     r"std::bad_alloc|heap out of memory|memory allocation of \d+ bytes failed|Killed signal terminated program|"
+     r"signal: killed|Process Exit Code: 137|runner has received a shutdown|lost communication with the server|"
+     r"Disk quota exceeded"),
+    ("infrastructure", 0.6, 0.6, r"\bKilled\b|\bOOM\b|\bMemoryError\b|\bSIGKILL\b|exceeded the maximum "
      r"execution time|The operation was canceled|job exceeded"),
     ("network", 0.55, 0.55, r"Could not resolve host|Temporary failure in name resolution|Connection (?:refused|"
      r"reset|timed out)|\b(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|getaddrinfo|SSL)\b|TLS handshake|"
@@ -211,10 +248,13 @@ _CUES = (
      r"Gateway)|Service Unavailable|Bad Gateway|Gateway Time-?out|rate limit|Too Many Requests|Read timed out|"
      r"Failed to connect|Name or service not known|"
      r"cannot open URL|unable to access (?:the )?(?:index|repository|URL)|\bE429\b"),
+    # A failure "for dependency `x`": whatever the tool could not do, it was for a dependency.
+    ("dependency", 0.65, 0.65, r"\bfor dependency [`'\":]?[\w.@/-]|\bneeded to build dependency\b|"
+     r"\bDependency \"[^\"]+\" not found\b"),
     ("config", 0.6, 0.6, r"unknown (?:\w+ )?(?:option|setting|field|key|command|argument|flag|property|"
      r"lifecycle phase|configuration|config)|unrecognized (?:option|arguments?|setting|key|field)|"
      r"missing separator|Missing script|invalid (?:config\w*|option|setting|key|workflow|manifest)|"
-     r"(?:failed to|could not|cannot|unable to|errors?) (?:pars(?:e|ing)|load|read) .*(?:manifest|config\w*|"
+     r"(?:failed to|could not|cannot|unable to|errors?) (?:pars(?:e|ing)|load|read) [^.]{0,60}(?:manifest|config\w*|"
      r"\.ya?ml|\.toml|\.json|\.xml|go\.mod|pom|settings|workflow)|Non-parseable|unbound variable|is not set\b|"
      r"mapping values are not allowed|did not find expected|found character that cannot start|"
      r"couldn't find (?:a |the )?config|Configuration for rule|not a valid (?:yaml|toml|json)|^usage: |"
@@ -227,20 +267,29 @@ _CUES = (
      r"A problem occurred (?:evaluating|configuring) (?:root )?project|^Build file '.*' line: \d+|"
      r"Could not find method \w+\(\) for arguments|"
      r"Some problems were encountered while processing the POMs|The build could not read \d+ projects?|"
-     r"No tests were executed|No tests found|no tests ran\b|No test files found|No tests to run"),
+     r"No tests were executed|No tests found|no tests ran\b|No test files found|No tests to run|"
+     # npm's placeholder `test` script; a tool's own configuration rejected (pyproject's `project.name`, ESLint's
+     # flat config), or an error a tool reports at a line of its configuration file.
+     r"Error: no test specified|\bconfiguration error\b|invalid [\w.-]+ config(?:uration)?\b|"
+     r"\b(?:key|option|setting|property)\b[^.]{0,40}\bnot supported in (?:the )?(?:\w+ )?config|"
+     r"^\s*(?:pyproject\.toml|setup\.cfg|tox\.ini|\.?mypy\.ini|\.flake8|\.pylintrc|tsconfig[\w.]*\.json|"
+     r"\.eslintrc[\w.]*|Cargo\.toml|go\.mod|\.golangci\.ya?ml|\.pre-commit-config\.yaml)[:(]\d+.{0,20}\berror\b"),
 )
 # Test runners' closing counts, read from the lines before the end (guideline: not causal, but they say what ran).
-_TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs?|cases?)\b.*\b\d+ (?:failed|failures?|"
-                           r"errors?)\b|\b\d+ failed\b.*\b\d+ passed\b|\bFAILED \((?:failures|errors)=|"
+_TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs?|cases?)\b.*\b[1-9]\d* (?:failed|"
+                           r"failures?|errors?)\b|\b\d+ failed\b.*\b\d+ passed\b|\b\d+ passed\b.*\b[1-9]\d* (?:failed|"
+                           r"errors?)\b|\bFAILED \((?:failures|errors)=|"
                            r"\bTests:\s+\d+ failed|^not ok \d|Tests run: \d+, Failures: [1-9]|"
                            # `Cases: 5  Tried: 5  Errors: 0  Failures: 2`, `Checks: 4, Failures: 1`, tcltest's
                            # `Total 3 Passed 2 Skipped 0 Failed 1`, `2 tests failed`, `1/1 modules FAILED unittests`
                            r"\b(?:cases|checks|tests|tried|ran|total|examples)\b:?\s*\d+\b.*\b(?:failures|failed|"
                            r"errors):?\s*[1-9]|\b[1-9]\d* tests? failed\b|\bmodules? FAILED unittests", re.IGNORECASE)
-_CUE_RX = tuple((cat, one, many, re.compile(rx, re.IGNORECASE)) for cat, one, many, rx in _CUES)
+_CUE_RX = tuple((cat, one, many, _ASSERTED if rx is None else re.compile(rx, re.IGNORECASE))
+                for cat, one, many, rx in _CUES)
 # A failure of this kind explains a failure of any step; these combinations are normal, not a conflict.
 _EXPLAINS_ANY = {"infrastructure", "network", "dependency", "config"}
 _EXPLAINS_ORDER = ("infrastructure", "network", "config", "dependency")
+_MACHINE = 0.75
 
 
 _PATH_TOKEN = re.compile(r"(?:\S*/)+(?=\S)")
@@ -281,11 +330,18 @@ def command_category(command: str) -> tuple[str, float, str] | None:
 _BUILD_AND_RUN = re.compile(r"\s(?:-r|--run)\b|\b(?:go|cargo|zig|dotnet|swift|dart|deno|bun|stack|cabal) run\b")
 
 
+# A test class or program named as one (`shop.CartTestKt`, `com.acme.InvoiceTests`, `TestParser`): JUnit's and
+# most xUnit's convention, and what a job runs by hand when it has no runner.
+_TEST_CLASS = re.compile(r"(?<=[a-z0-9])Tests?(?=[A-Z]|\b)|\bTests?(?=[A-Z][a-z])")
+
+
 def _one_command(command: str) -> tuple[str, float, str] | None:
     text, program = _normalise(command)
     best: tuple[str, float, str] | None = None
     for cat, rx in _specific_rx():
         for m in rx.finditer(text):
+            if m.start() > 0 and text[m.start() - 1] == ".":
+                continue  # a file's extension or a dotted name's part (`shop.jar`, `pkg.build`), not the command
             word = m.group(0).strip()
             strength = 0.7
             if _UMBRELLA.match(word):
@@ -296,6 +352,8 @@ def _one_command(command: str) -> tuple[str, float, str] | None:
                 best = (cat, strength, word)
     if best is not None and best[0] == "build" and _BUILD_AND_RUN.search(text):
         return best[0], min(best[1], 0.35), best[2]
+    if (best is None or best[1] < 0.5) and (t := _TEST_CLASS.search(command)):
+        return "test", 0.5, t.group(0)
     return best
 
 
@@ -332,18 +390,37 @@ def _classify(table: tuple[tuple[str, re.Pattern[str]], ...], word: str) -> str 
     return next((cat for cat, rx in table if rx.search(word)), None)
 
 
+# A rule that says only where a tool reported an error, not what failed.
+_SAYS_NOTHING = frozenset({"github.error-annotation"})
+# Rules that say only that a tool's run failed (make's `*** [target] Error 1`, Maven's `Failed to execute goal`):
+# what failed is the target's or the goal's purpose, which the goal and target evidence reads; `make` runs anything
+# (though mostly a build).
+_CONSEQUENCE_CAP = 0.45
+
+
+def _rule_evidence(diag: Diagnosis) -> list[Evidence]:
+    """The best causal failure of each category (repeats of one kind are one piece of evidence); a rule that
+    reports the consequence of another failure (fingerprint.CONSEQUENCES) counts as weak evidence."""
+    out: list[Evidence] = []
+    seen: set[str] = set()
+    for f in sorted(diag.failures, key=lambda f: f.rule in CONSEQUENCES):  # stable: specific rules first
+        if not f.causal or f.rule == "locator" or f.category == "unknown" or f.category in seen:
+            continue
+        if f.rule in _SAYS_NOTHING:
+            continue
+        seen.add(f.category)
+        strength = min(0.97, max(0.0, f.score)) * (1.0 if not out else 0.6)
+        if f.rule in CONSEQUENCES:
+            strength = min(strength, _CONSEQUENCE_CAP)
+        out.append(Evidence(f.category, strength, "rule", f.rule))
+    return out
+
+
 def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     texts = candidates(res)
     if diag.job_first or diag.job_last:  # a log of several jobs: what another job ran or printed says nothing of
         texts = {n: t for n, t in texts.items() if diag.in_job(n)}  # this one's failure
-    out: list[Evidence] = []
-    # The best causal failure of each category (repeats of one kind are one piece of evidence).
-    seen: set[str] = set()
-    for f in diag.failures:
-        if f.causal and f.rule != "locator" and f.category != "unknown" and f.category not in seen:
-            seen.add(f.category)
-            weight = 1.0 if not out else 0.6
-            out.append(Evidence(f.category, min(0.97, max(0.0, f.score)) * weight, "rule", f.rule))
+    out = _rule_evidence(diag)
     for where, cmd in _failing_commands(diag, res, texts):
         got = command_category(cmd)
         if got is not None:
@@ -357,6 +434,8 @@ def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
             if m:
                 code = int(m.group("code") or m.group("exited"))
                 break
+    if code not in (137, 143):
+        code = _inner_kill(diag, texts) or code
     if code in (137, 143):
         out.append(Evidence("infrastructure", 0.75 if code == 137 else 0.6, "exit-code",
                             f"exit code {code} ({'killed, usually out of memory' if code == 137 else 'terminated'})"))
@@ -366,6 +445,15 @@ def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     end = diag.step.error_line if diag.step is not None else res.lines
     out += _line_evidence(diag, texts, end)
     return out
+
+
+def _inner_kill(diag: Diagnosis, texts: dict[int, str]) -> int | None:
+    """The code of a process the step ran that a signal killed, read from the failing step's last lines."""
+    end = diag.step.error_line if diag.step is not None else max(texts, default=0)
+    for n in sorted((n for n in texts if n <= end), reverse=True)[:80]:
+        if m := _INNER_KILL.search(texts[n]):
+            return 137 if m.group("signal") else int(m.group("code") or m.group("make"))
+    return None
 
 
 # The Enforcer's rules by what they check: the project's dependencies, else the build's environment and settings.
@@ -381,11 +469,34 @@ def _enforcer_category(texts: dict[int, str]) -> str:
     return "config"
 
 
+# A session runner's report of the command that failed inside it (nox; tox 4's `env: exit 1 (0.3 seconds) dir> cmd`)
+# and of the sessions that failed (nox, tox 4, tox 3).
+_RUNNER_COMMAND = re.compile(r"^nox > Command (?P<cmd>.+?) failed with exit code|"
+                             r"^(?P<env>[\w.-]+): exit [1-9]\d* \([\d.]+ seconds\) \S*> (?P<cmd2>.+?)(?: pid=\d+)?$")
+_SESSION = re.compile(r"^nox > Session (?P<nox>[\w.-]+)(?:\([^)]*\))? failed|^\s*(?P<tox>[\w.-]+): FAIL code [1-9]|"
+                      r"^ERROR:\s+(?P<tox3>[\w.-]+): commands failed")
+
+
+def _runner_evidence(t: str) -> Evidence | None:
+    if m := _RUNNER_COMMAND.match(t):
+        cmd = m.group("cmd") or m.group("cmd2")
+        if got := command_category(cmd):
+            return Evidence(got[0], got[1], "runner-command", f"`{cmd[:80]}` ({got[2]})")
+    elif m := _SESSION.match(t):
+        name = m.group("nox") or m.group("tox") or m.group("tox3")
+        if got := command_category(name):
+            return Evidence(got[0], min(got[1], 0.6), "runner-command", f"session {name}")
+    return None
+
+
 def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
     out: list[Evidence] = []
+    npm_seen = False
     for n in sorted(texts, reverse=True):
         t = texts[n]
-        if "Failed to execute goal" in t and (m := _MAVEN_GOAL.search(t)):
+        if (t.startswith("nox > ") or ": " in t) and (e := _runner_evidence(t)) is not None:
+            out.append(e)
+        elif "Failed to execute goal" in t and (m := _MAVEN_GOAL.search(t)):
             if m.group("deps"):
                 out.append(Evidence("dependency", 0.85, "goal", m.group("deps")))
             elif cat := _classify(_plugin_rx(), m.group("plugin")):
@@ -403,7 +514,8 @@ def _goal_evidence(texts: dict[int, str]) -> list[Evidence]:
             got = command_category(m.group("target").rsplit("/", 1)[-1])
             if got is not None:
                 out.append(Evidence(got[0], min(got[1], 0.6), "make-target", m.group("target")))
-        elif t.startswith("> ") and (m := _NPM_SCRIPT.match(t)):
+        elif t.startswith("> ") and not npm_seen and (m := _NPM_SCRIPT.match(t)):
+            npm_seen = True  # the script that ran last: the ones before it finished before it began
             got = command_category(m.group("script"))
             if got is not None:
                 out.append(Evidence(got[0], got[1], "npm-script", m.group("script")))
@@ -420,6 +532,11 @@ _WARNING_ABOVE = re.compile(r"^\s*warning\b", re.IGNORECASE)
 _CARET_LINE = re.compile(r"^\s*(?:\d+\s*)?\|?\s*[\^~]+[\s\^~-]*$|^\s*\|\s*[\^~]+")
 
 
+_SOURCE_LOCATION = re.compile(r"^\s*[\w./\\-]*\.(?:go|rs|c|cc|cpp|cxx|h|hh|hpp|java|kt|kts|scala|cs|fs|swift|m|mm|"
+                              r"ts|tsx|js|jsx|mjs|cjs|py|pyi|rb|php|ex|exs|erl|hs|ml|nim|zig|d|f90|f|pas|v|sv|vhd|"
+                              r"sol|dart|cr|jl|lua|pl|pm|clj|rkt|vala|adb|ads)(?::\d+|\(\d+)")
+
+
 def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evidence]:
     counts: dict[tuple[str, float, float], int] = defaultdict(int)
     shown = diag.texts
@@ -432,8 +549,12 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
         if _LOCATION.match(text) and not _WARNING_ABOVE.match(shown.get(n - 1, "")) and any(
                 _CARET_LINE.match(shown.get(k, "")) for k in range(n + 1, n + 5)):
             diagnostics += 1
-        for cat, one, many, rx in _CUE_RX:
-            if rx.search(words):
+        # A message at a place in source code is the compiler's or the checker's about the code (`a.go:12:46: unknown
+        # field 'When' in struct literal`), not about a configuration.
+        said: set[str] = {"config"} if _SOURCE_LOCATION.match(words) else set()
+        for cat, one, many, rx in _CUE_RX:  # a line counts once per category, for its strongest cue
+            if cat not in said and rx.search(words):
+                said.add(cat)
                 counts[(cat, one, many)] += 1
     out = [Evidence(cat, one if k == 1 else many, "lines", f"{k} causal line(s) read as {cat}")
            for (cat, one, many), k in counts.items()]
@@ -447,6 +568,11 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
     return out
 
 
+def _asserted(diag: Diagnosis) -> bool:
+    shown = diag.texts
+    return any(_ASSERTED.search(shown.get(n, "")) for n in diag.error_lines[:200])
+
+
 def _support(evidence: list[Evidence]) -> dict[str, float]:
     miss: dict[str, float] = defaultdict(lambda: 1.0)
     for e in evidence:
@@ -458,16 +584,23 @@ def decide_category(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     """Set the diagnosis's category, confidence and `confident` from all the evidence; return the evidence."""
     evidence = [e for e in gather_evidence(diag, res) if e.category != "unknown"]
     support = _support(evidence)
+    winner, confidence, rivals = _weigh(evidence, support, diag) if support else ("unknown", 0.0, [])
+    if winner == "dependency" or confidence < SAY_UNKNOWN:
+        # A package that could not be had, or nothing clear: a network or machine failure the job printed before
+        # (a step that carried on after it) is what explains it.
+        background, lines = _background(diag, res)
+        if background is not None:
+            support_with = _support([*evidence, background])
+            won, conf, against = _weigh([*evidence, background], support_with, diag)
+            if won == background.category:  # its lines are causal only when they are what explains the failure
+                evidence, support = [*evidence, background], support_with
+                winner, confidence, rivals = won, conf, against
+                _add_background(diag, res, lines, background)
     if not support:
         diag.category, diag.confidence, diag.confident, diag.decided_by = "unknown", 0.0, False, "none"
         diag.escalation_reason = diag.escalation_reason or "no evidence of what failed"
         _record(diag, evidence, support, "unknown", 0.0, "no evidence")
         return evidence
-    winner = _winner(evidence, support, diag)
-    built = _build_only(evidence)
-    rivals = [e for e in evidence if e.category != winner and not _compatible(winner, e, built)]
-    rival = max(_support(rivals).values(), default=0.0)
-    confidence = round(support[winner] * (1.0 - _RIVAL_WEIGHT * rival), 3)
     diag.confidence = confidence
     if confidence < SAY_UNKNOWN:
         diag.category, diag.confident, diag.decided_by = "unknown", False, "none"
@@ -482,10 +615,101 @@ def decide_category(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
             if f.rule == "locator":
                 f.category = winner
         why = "strongest evidence" + (f" against {rivals[0].category}" if rivals else "")
+        if diag.located:
+            _say_it(diag, res, winner)
         if not diag.confident:
             diag.escalation_reason = f"not confident: {winner} {confidence:.2f} < {CONFIDENT}"
     _record(diag, evidence, support, diag.category, confidence, why)
     return evidence
+
+
+# A line that says nothing of a failure: a success or progress report, or no words at all (a diff's `}`).
+_SAYS_NOTHING_WRONG = re.compile(r"^\W*$|^\s*(?:PASS|ok|✓|✔)\b|\b(?:passed|passing|succeeded|successful(?:ly)?|"
+                                 r"verified|up to date|up-to-date|done)\W*$|^\s*(?:Checking|Running|Downloading|"
+                                 r"Installing|Compiling|Building|Fetching|Resolving|Ran)\b", re.IGNORECASE)
+_SAY_REACH = 60  # lines before the failing step's end looked at when no step or command says where it began
+_SAY_LINES = 3
+# How checkers list what they reject: a line that is only a file's path (`gofmt -l`, `terraform fmt -check`).
+_BARE_PATH = re.compile(r"^\s*[\w./\\-]*\.[A-Za-z]\w{0,9}\s*$")
+
+
+def _say_it(diag: Diagnosis, res: ScanResult, category: str) -> None:
+    """When every line the locator chose says nothing of a failure (a coverage gate's verdict under a table of
+    passing tests, a formatter's list of files), the failing step's lines that say what the category's check
+    found are the causal ones: its words (`Coverage for branches (75%) does not meet "global" threshold`), or for a
+    lint check the files it listed after the command."""
+    if not all(_SAYS_NOTHING_WRONG.search(diag.texts.get(n, "")) for n in diag.error_lines):
+        return
+    texts = candidates(res)
+    end = find_end(texts, res.lines, diag.step.error_line if diag.step is not None else None)
+    start = diag.step.header_line if diag.step is not None and diag.step.header_line else 0
+    echoes = [c.line for c in res.commands if start <= c.line <= end]
+    start = max([start, end - _SAY_REACH, *echoes[-1:]])
+    cues = [rx for cat, one, _many, rx in _CUE_RX if cat == category and one >= 0.3]
+    said = [n for n in sorted(texts) if start <= n <= end and diag.in_job(n) and not is_trailer(texts[n])
+            and (any(rx.search(texts[n]) for rx in cues) or (category == "lint" and _BARE_PATH.match(texts[n])))]
+    if not said:
+        return
+    lines = said[-_SAY_LINES:]
+    diag.error_lines = sorted(lines)
+    diag.texts = {**diag.texts, **{n: texts[n] for n in lines}}
+    host = next((f for f in diag.failures if f.causal), None)
+    if host is not None:
+        host.extra_ranges += [(n, n) for n in lines]
+    diag.decisions.append({"decision": "the check's own words", "lines": lines,
+                           "why": f"no chosen line stated a failure; these say what the {category} check found"})
+
+
+def _weigh(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis
+           ) -> tuple[str, float, list[Evidence]]:
+    """The winning category, its confidence (its support lowered by evidence that cannot also be true), the rivals."""
+    winner = _winner(evidence, support, diag)
+    built = _build_only(evidence)
+    asserted = _asserted(diag)
+    rivals = [e for e in evidence if e.category != winner and not _compatible(winner, e, built, asserted)]
+    rival = max(_support(rivals).values(), default=0.0)
+    return winner, round(support[winner] * (1.0 - _RIVAL_WEIGHT * rival), 3), rivals
+
+
+_BACKGROUND = 0.55
+_BACKGROUND_LINES = 3
+
+
+def _background(diag: Diagnosis, res: ScanResult) -> tuple[Evidence | None, list[int]]:
+    """The machine's or the network's own statements printed in the job before the failure and not among its
+    causal lines (`Warning: unable to access index … cannot open URL`, `ENOSPC` warnings of an install that went
+    on): evidence of what caused it, and its first lines. None when a test compared values."""
+    if _asserted(diag):
+        return None, []
+    texts = candidates(res)
+    end = diag.step.error_line if diag.step is not None else res.lines
+    chosen = set(diag.error_lines)
+    found: dict[str, list[int]] = defaultdict(list)
+    for n in sorted(texts):
+        if n > end or n in chosen or not diag.in_job(n) or is_trailer(texts[n]):
+            continue
+        for cat, one, _many, rx in _CUE_RX:
+            if cat in ("network", "infrastructure") and one >= 0.55 and rx.search(texts[n]):
+                found[cat].append(n)
+                break
+    if not found:
+        return None, []
+    cat = max(found, key=lambda c: (len(found[c]), c == "infrastructure"))
+    lines = found[cat][:_BACKGROUND_LINES]
+    return Evidence(cat, _BACKGROUND, "background", f"{len(found[cat])} {cat} line(s) before the failure, first "
+                                                     f"at line {lines[0]}"), lines
+
+
+def _add_background(diag: Diagnosis, res: ScanResult, lines: list[int], why: Evidence) -> None:
+    """The lines stating the cause become causal (the guideline: a cause printed by a step that went on)."""
+    texts = candidates(res)
+    diag.error_lines = sorted(set(diag.error_lines) | set(lines))
+    diag.texts = {**diag.texts, **{n: texts[n] for n in lines}}
+    host = next((f for f in diag.failures if f.causal), None)
+    if host is not None:
+        host.extra_ranges += [(n, n) for n in lines]
+    diag.decisions.append({"decision": "cause printed before the failure", "lines": lines,
+                           "why": f"{why.category} statements in the job before the failing step's error"})
 
 
 def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis) -> str:
@@ -494,27 +718,54 @@ def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis
     is named for linting or type checking failed for that purpose even when its output looks like a compiler's
     or a test's."""
     winner = max(support, key=lambda c: (support[c], c == _top_rule_category(diag)))
-    strong_other = any(e.source == "rule" and e.strength >= 0.7 and e.category not in _EXPLAINS_ANY
-                       for e in evidence)
-    cause = [e for e in evidence if e.category in _EXPLAINS_ANY and e.source in ("rule", "lines", "goal", "task",
-                                                                                 "exit-code") and e.strength >= 0.55]
-    if cause and not strong_other:
-        # On a tie the failure that explains the others: a full disk or a network error explains a download that
-        # failed.
-        return max(cause, key=lambda e: (e.strength, -_EXPLAINS_ORDER.index(e.category))).category
-    purpose = [e for e in evidence if e.source in ("command", "goal", "task", "npm-script")
+    cause = _cause(evidence, support, diag, winner)
+    if cause is not None:
+        return cause
+    purpose = [e for e in evidence if e.source in ("command", "goal", "task", "npm-script", "runner-command")
                and e.category in ("lint", "typecheck", "config") and e.strength >= 0.6]
-    if purpose and winner in ("build", "test"):
-        return max(purpose, key=lambda e: e.strength).category
+    named = max(purpose, key=lambda e: e.strength, default=None)
+    if named is not None and winner in ("build", "test") and not any(
+            e.source == named.source and e.category == winner and e.strength >= named.strength for e in evidence):
+        return named.category  # (unless the runner names a test or build command that failed as well)
     if winner == "test":
         # A test run whose code did not compile failed to build (the guideline's `build`).
-        said = {e.category: e.strength for e in evidence if e.source in ("rule", "lines")}
+        said: dict[str, float] = defaultdict(float)
+        for e in evidence:
+            if e.source in ("rule", "lines") and e.detail not in CONSEQUENCES:
+                said[e.category] = max(said[e.category], e.strength)
         if said.get("build", 0.0) >= 0.45 and said.get("test", 0.0) < 0.45:
             return "build"
     return winner
 
 
-_COMMAND_SOURCES = frozenset({"command", "goal", "task", "make-target", "npm-script", "exit-code"})
+def _cause(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis, winner: str) -> str | None:
+    """The category of a failure that explains the step's (the machine, the network, the configuration, a
+    dependency), or of a test that compared values whatever else was printed; None when neither decides."""
+    strong_other = any(e.source == "rule" and e.strength >= 0.7 and e.category not in _EXPLAINS_ANY
+                       for e in evidence)
+    cause = [e for e in evidence if e.category in _EXPLAINS_ANY and e.source in (
+        "rule", "lines", "goal", "task", "exit-code", "background") and e.strength >= 0.55]
+    if _asserted(diag):
+        # Values compared and found different: the test failed on its own, whatever network or disk trouble was
+        # printed beside it; only the step's own exit code or goal says otherwise.
+        cause = [e for e in cause if e.source in ("exit-code", "goal", "task")]
+        if not cause and winner in _EXPLAINS_ANY and support.get("test", 0.0) >= SAY_UNKNOWN:
+            return "test"
+        if winner == "build" and not any(e.category == "build" and e.strength >= 0.5 for e in evidence):
+            return "test"  # `make sim` that ran a testbench: make's own words say only that it failed
+    # The machine saying it killed the step or ran out of memory or disk outweighs a rule that read the step's
+    # failure (Surefire's "There are test failures" after its forked JVM was killed).
+    machine = [e for e in cause if e.category == "infrastructure" and e.strength >= _MACHINE]
+    if not (machine or (cause and not strong_other)):
+        return None
+    # On a tie the failure that explains the others: a full disk or a network error explains a download that
+    # failed (also when it was printed before, by a step that went on: `background`).
+    best = max(cause, key=lambda e: (e.strength, -_EXPLAINS_ORDER.index(e.category)))
+    earlier = next((e for e in cause if e.source == "background"), None)
+    return earlier.category if earlier is not None and best.category == "dependency" else best.category
+
+
+_COMMAND_SOURCES = frozenset({"command", "goal", "task", "make-target", "npm-script", "exit-code", "runner-command"})
 
 
 def _decider(evidence: list[Evidence], winner: str, diag: Diagnosis) -> str:
@@ -538,20 +789,24 @@ def _build_only(evidence: list[Evidence]) -> bool:
     return any(e.source == "command" and e.category == "build" and e.strength >= 0.7 for e in evidence)
 
 
-def _compatible(winner: str, e: Evidence, built: bool = False) -> bool:
+def _compatible(winner: str, e: Evidence, built: bool = False, asserted: bool = False) -> bool:
     """Evidence for another category that does not contradict the winner: an umbrella command (`make`, `npm
     test`, `mvn install` run many checks), a weaker failure of a kind that breaks any step, a build command
     whose build ran the tests or the linter, output that reads like a test's from a step that only built (a build
     script that panicked, an assertion in a code generator)."""
     if e.source in ("command", "goal") and e.strength < 0.5:  # `make`, `npm test`, maven-antrun-plugin
         return True
+    if e.source == "rule" and e.detail in CONSEQUENCES:  # make or Maven saying that whatever it ran failed
+        return True
+    if asserted and winner == "test" and e.source in ("lines", "background", "rule") and e.category in _EXPLAINS_ANY:
+        return True  # network or disk trouble beside a test that compared values: not what failed
     if built and winner == "build" and e.category == "test" and e.source == "lines":
         return True
     if winner in _EXPLAINS_ANY:
         return True
     if winner in ("lint", "typecheck") and e.category in ("build", "test") and e.source in ("rule", "lines"):
         return True  # a linter or type checker reports in a compiler's format
-    if e.source in ("command", "make-target", "npm-script") and e.category in ("test", "build"):
+    if e.source in ("command", "make-target", "npm-script", "runner-command") and e.category in ("test", "build"):
         return winner in ("build", "test", "lint", "typecheck")
     return e.source == "lines" and e.strength < 0.4
 

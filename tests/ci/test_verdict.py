@@ -359,3 +359,225 @@ def test_an_umbrella_goal_does_not_contradict_what_its_output_says(tmp_path: Pat
             "-> [Help 1]\n")
     r = _diagnose(tmp_path, text, _without("java"))
     assert r["category"] == "lint"
+
+
+@pytest.mark.parametrize(("command", "category"), [
+    # GNU Coding Standards: `make check` runs the package's self-tests; automake's own recursion targets say nothing.
+    ("make check -j2", "test"),
+    ("check-TESTS", "test"),
+    # A test class run by hand (JUnit's naming), not the jar it is read from.
+    ("kotlin -cp build/shop.jar shop.CartTestKt", "test"),
+    ("java -cp build/classes org.junit.runner.JUnitCore com.acme.InvoiceTest", "test"),
+    ("bundle exec rake test", "test"),
+    ("terraform init -input=false", "dependency"),
+])
+def test_conventions_of_build_tools_say_what_ran(command: str, category: str) -> None:
+    got = command_category(command)
+    assert got is not None and got[0] == category
+
+
+def test_a_file_extension_is_not_a_command_word() -> None:
+    assert command_category("check-am") is None
+    got = command_category("ruby -Ilib bin/report.jar.rb")
+    assert got is None or got[2] != "jar"
+
+
+SUREFIRE_FORK_KILLED = """\
+[INFO] --- maven-surefire-plugin:2.22.3:test (default-test) @ invoice ---
+[INFO] Running com.acme.invoice.BulkImportTest
+[INFO] Tests run: 7, Failures: 0, Errors: 0, Skipped: 0
+[INFO] BUILD FAILURE
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:2.22.3:test (default-test) on \
+project invoice: There are test failures.
+[ERROR] The forked VM terminated without properly saying goodbye. VM crash or System.exit called?
+[ERROR] Process Exit Code: 137
+[ERROR] Crashed tests:
+[ERROR] com.acme.invoice.BulkImportTest
+"""
+MAVEN_HEAP = """\
+[INFO] --- maven-jar-plugin:3.3.0:jar (default-jar) @ invoice ---
+[INFO] BUILD FAILURE
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-jar-plugin:3.3.0:jar (default-jar) on project invoice: \
+Error assembling JAR: Problem creating jar: Execution exception: Java heap space -> [Help 1]
+"""
+
+
+@pytest.mark.parametrize("without", ["java", "none"])
+@pytest.mark.parametrize("text", [SUREFIRE_FORK_KILLED, MAVEN_HEAP])
+def test_the_machine_killing_a_step_outweighs_the_rule_that_read_its_failure(tmp_path: Path, text: str,
+                                                                             without: str) -> None:
+    r = _diagnose(tmp_path, text, _without(without))
+    assert r["category"] == "infrastructure"
+
+
+FLAKY_THEN_ASSERT = """\
++ pytest -q
+tests/test_rates.py::test_remote_rates RERUN
+E   ConnectionResetError: [Errno 104] Connection reset by peer
+tests/test_rates.py::test_remote_rates PASSED
+tests/test_invoice.py::test_gross FAILED
+E       assert 112 == 121
+FAILED tests/test_invoice.py::test_gross - assert 112 == 121
+1 failed, 12 passed, 1 rerun in 0.31s
+"""
+R_CHECK_WARNING = """\
++ R CMD check --no-manual ledgr_0.2.0.tar.gz
+* checking package dependencies ...Warning: unable to access index for repository https://cran.example/src/contrib:
+  cannot open URL 'https://cran.example/src/contrib/PACKAGES'
+ OK
+* checking tests ...
+  Running 'testthat.R'
+ ERROR
+  -- Failure ('test-balance.R:6'): balance includes refunds ----------------
+  balance(c(10, -2, 5)) (`actual`) not equal to 13 (`expected`).
+    `actual`: 15
+  `expected`: 13
+  Error: Test failures
+"""
+
+
+@pytest.mark.parametrize(("text", "ecosystem"), [(FLAKY_THEN_ASSERT, "none"), (R_CHECK_WARNING, "r")])
+def test_network_words_beside_a_failed_assertion_do_not_make_it_network(tmp_path: Path, text: str,
+                                                                        ecosystem: str) -> None:
+    r = _diagnose(tmp_path, text, _without(ecosystem))
+    assert r["category"] == "test"
+
+
+def test_a_network_failure_printed_before_a_missing_package_explains_it(tmp_path: Path) -> None:
+    text = ("+ Rscript ci/deps.R\nWarning: unable to access index for repository https://cran.mirror.invalid/src/contrib:\n"
+            "  cannot open URL 'https://cran.mirror.invalid/src/contrib/PACKAGES'\nWarning message:\n"
+            "package 'yamlreader' is not available for this version of R\n+ Rscript ci/report.R\n"
+            "Error in library(yamlreader) : \n  there is no package called 'yamlreader'\nExecution halted\n")
+    r = _diagnose(tmp_path, text, _without("r"))
+    assert r["category"] == "network"
+    assert 2 in r["error_lines"]
+
+
+def test_make_failing_says_only_that_what_it_ran_failed(tmp_path: Path) -> None:
+    # A testbench run through `make sim`: the values it compared say test; make's trailer does not say build.
+    text = ("+ make sim\niverilog -g2012 -Wall -o build/tb tb/tb.v rtl/acc8.v\nvvp build/tb\n"
+            "PASS: add\nFATAL: tb/tb.v:15: saturate: expected 255, got 0\n       Time: 36000 Scope: tb\n"
+            "make: *** [Makefile:6: sim] Error 1\n")
+    r = _diagnose(tmp_path, text, _without("none"))
+    assert r["category"] == "test"
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("+ clojure -M:test\nSyntax error compiling at (cart/core.clj:4:13).\n"
+     "Unable to resolve symbol: itemz in this context\n", "build"),
+    ("+ npx nyc --check-coverage npm test\n  12 passing (40ms)\n"
+     "ERROR: Coverage for lines (71.5%) does not meet global threshold (80%)\n", "test"),
+])
+def test_what_the_words_of_the_failure_mean(tmp_path: Path, text: str, category: str) -> None:
+    r = _diagnose(tmp_path, text, _without("none"))
+    assert r["category"] in (category, "unknown")
+    assert r["category"] != "dependency"
+
+
+NOX_LINT = """\
++ nox --non-interactive
+nox > Running session tests
+nox > pytest -q
+12 passed in 0.04s
+nox > Session tests was successful in 1 seconds.
+nox > Running session lint
+nox > ruff check src tests
+src/calc/summary.py:1:1: F401 [*] `os` imported but unused
+Found 1 error.
+nox > Command ruff check src tests failed with exit code 1
+nox > Session lint failed.
+"""
+TOX_TYPES = """\
++ tox run
+types: commands[0]> mypy src
+src/shop/cart.py:9: error: Incompatible return value type (got "str", expected "int")  [return-value]
+Found 1 error in 1 file (checked 3 source files)
+types: exit 1 (0.41 seconds) /builds/acme/shop> mypy src pid=311
+  py311: OK (2.10=setup[1.90]+cmd[0.20] seconds)
+  types: FAIL code 1 (3.02=setup[2.61]+cmd[0.41] seconds)
+  evaluation failed :( (5.20 seconds)
+"""
+
+
+@pytest.mark.parametrize(("text", "category"), [(NOX_LINT, "lint"), (TOX_TYPES, "typecheck")])
+def test_a_session_runner_fails_for_the_session_that_failed(tmp_path: Path, text: str, category: str) -> None:
+    # tox and nox run sessions of every purpose: the failed session and the command inside it decide.
+    r = _diagnose(tmp_path, text, _without("python"))
+    assert r["category"] == category
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    # go test's own word that the package's tests did not compile (a compiler message, not a configuration's).
+    ("+ go test ./...\n# example.com/ledger [example.com/ledger.test]\n"
+     "ledger/ledger_test.go:12:46: unknown field 'When' in struct literal of type Entry\n"
+     "FAIL\texample.com/ledger [build failed]\nFAIL\n", "build"),
+    # An error at a line of the tool's configuration file.
+    ("+ mypy shop_api\npyproject.toml:1: error: Error importing plugin \"pydantic.mypy\": No module named 'pydantic'"
+     "  [misc]\nFound 1 error in 1 file (errors prevented further checking)\n", "config"),
+    # npm's placeholder test script.
+    ("+ npm test\n\n> shop@1.0.0 test\n> echo \"Error: no test specified\" && exit 1\n\nError: no test specified\n",
+     "config"),
+    # A failure for a dependency is the dependency's, whatever the tool could not do.
+    ("+ mix test\nCould not find Hex, which is needed to build dependency :jason\n"
+     "** (Mix) Could not find an SCM for dependency :jason from Cart.MixProject\n", "dependency"),
+    ("+ meson setup builddir\nmeson.build:3:0: ERROR: Dependency \"jansson\" not found, tried pkgconfig and cmake\n",
+     "dependency"),
+])
+def test_what_failed_read_from_the_failures_own_words(tmp_path: Path, text: str, category: str) -> None:
+    r = _diagnose(tmp_path, text, _without("none"))
+    assert r["category"] == category
+
+
+def test_a_count_of_zero_failures_is_no_test_evidence(tmp_path: Path) -> None:
+    text = ("+ bundle exec rake\n5 runs, 6 assertions, 0 failures, 0 errors, 0 skips\nrake aborted!\n"
+            "NoMethodError: undefined method `lines' for nil:NilClass\n/srv/ci/app/Rakefile:17:in `block'\n")
+    diag = diagnose_input(open_sources(str(_write(tmp_path, text)))[0], scanner=_without("ruby")).diagnosis
+    decision = next(d for d in diag.decisions if d.get("decision") == "category")
+    assert not any("runner's count" in e["detail"] for e in decision["evidence"])
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "fail.log"
+    path.write_text(text)
+    return path
+
+
+JEST_GATE = """\
++ npm test
+
+> shop@1.2.0 test
+> jest --ci --coverage
+
+PASS test/cart.test.js
+PASS test/format.test.js
+-----------|---------|----------|---------|---------|-------------------
+File       | % Stmts | % Branch | % Funcs | % Lines | Uncovered Line #s
+-----------|---------|----------|---------|---------|-------------------
+All files  |   94.73 |       75 |     100 |     100 |
+-----------|---------|----------|---------|---------|-------------------
+Jest: Coverage for branches (75%) does not meet "global" threshold (90%)
+
+Test Suites: 2 passed, 2 total
+Tests:       9 passed, 9 total
+Ran all test suites.
+"""
+GOFMT_LIST = """\
++ go mod download && go mod verify
+all modules verified
++ test -z "$(gofmt -l . | tee /dev/stderr)"
+ledger/ledger.go
+money/money.go
+"""
+
+
+@pytest.mark.parametrize(("text", "ecosystem", "category", "said"), [
+    (JEST_GATE, "javascript", "test", "does not meet"), (GOFMT_LIST, "go", "lint", "ledger/ledger.go")])
+def test_a_check_that_printed_no_error_word_is_read_by_its_own_words(tmp_path: Path, text: str, ecosystem: str,
+                                                                     category: str, said: str) -> None:
+    # The locator's choice says nothing of a failure (`PASS …`, `all modules verified`): the failing step's lines
+    # that state what its check found are the causal ones.
+    r = _diagnose(tmp_path, text, _without(ecosystem))
+    assert r["category"] == category
+    lines = text.splitlines()
+    assert any(said in lines[n - 1] for n in r["error_lines"])
+    assert not any(lines[n - 1].startswith(("PASS", "all modules")) for n in r["error_lines"])
