@@ -6,7 +6,6 @@ extension and hyperscan, gets one."""
 from __future__ import annotations
 
 import io
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,12 +27,26 @@ class _Counter:
     size = 0
 
 
+_HELPERS: list[object] = []  # the helper processes started by the test running
+
+
+@pytest.fixture(autouse=True)
+def _recorded_helpers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    real = ahead._Helper.__init__
+
+    def recorded(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        real(self, *args, **kwargs)
+        _HELPERS.append(self._proc)
+
+    monkeypatch.setattr(ahead._Helper, "__init__", recorded)
+    _HELPERS.clear()
+    yield
+    _HELPERS.clear()
+
+
 def _no_helper_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)  # a child still running, or one nobody reaped
-    except ChildProcessError:
-        return True
-    return False
+    """Every helper started was ended and reaped (none left running, none a zombie)."""
+    return bool(_HELPERS) and all(p is not None and p.returncode is not None for p in _HELPERS)  # type: ignore
 
 
 def _log(tmp_path: Path) -> Path:
