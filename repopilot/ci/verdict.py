@@ -86,6 +86,8 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
     ("test", r"\b(?:coverage\b[^|;&]*--fail-under|--cov-fail-under|(?:g?make|ninja)\s+(?:-\S+\s+)*(?:check|test)\b|"
              # Coverage tools run the tests under them, and their gates are the test run's (the guideline).
              r"check-TESTS|check-coverage|nyc|c8|coverage (?:run|report)|"
+             # A memory checker runs a program (the tests) under it: what it finds is the test run's (the guideline).
+             r"valgrind|"
              r"pytest|py\.test|unittest|doctest|nose2?|tox|nox|jest|vitest|mocha|ava|jasmine|karma|tap|tape|"
              r"playwright|cypress|rspec|minitest|cucumber|behave|phpunit|pest|codeception|go test|gotestsum|"
              r"cargo (?:test|nextest)|ctest|dotnet test|mix test|exunit|busted|prove|bats|deno test|bun test|"
@@ -239,7 +241,10 @@ _CUES = (
      r"out of memory|Cannot allocate memory|OutOfMemoryError|Java heap space|GC overhead limit exceeded|"
      r"std::bad_alloc|heap out of memory|memory allocation of \d+ bytes failed|Killed signal terminated program|"
      r"signal: killed|Process Exit Code: 137|runner has received a shutdown|lost communication with the server|"
-     r"Disk quota exceeded"),
+     r"Disk quota exceeded|"
+     # The CI system's own time limits (GitHub's step and job timeouts, GitLab's, Travis's, Jenkins's).
+     r"The (?:action|job|step) has timed out|has exceeded the maximum execution time|execution took longer than|"
+     r"exceeded the maximum time limit for jobs|Build timed out \(after"),
     ("infrastructure", 0.6, 0.6, r"\bKilled\b|\bOOM\b|\bMemoryError\b|\bSIGKILL\b|exceeded the maximum "
      r"execution time|The operation was canceled|job exceeded"),
     ("network", 0.55, 0.55, r"Could not resolve host|Temporary failure in name resolution|Connection (?:refused|"
@@ -335,13 +340,24 @@ _BUILD_AND_RUN = re.compile(r"\s(?:-r|--run)\b|\b(?:go|cargo|zig|dotnet|swift|da
 _TEST_CLASS = re.compile(r"(?<=[a-z0-9])Tests?(?=[A-Z]|\b)|\bTests?(?=[A-Z][a-z])")
 
 
+def _inside_name(text: str, start: int, word: str) -> bool:
+    """A match that is a file's extension, a dotted name's part or part of a flag (`shop.jar`, `--leak-check=full`),
+    not what the command runs (`go-staticcheck`, `cart-test.lisp` stay)."""
+    if start == 0 or word.startswith("-"):
+        return False
+    if text[start - 1] == ".":
+        return True
+    token = text.rfind(" ", 0, start) + 1
+    return text[start - 1] == "-" and text.startswith("-", token)
+
+
 def _one_command(command: str) -> tuple[str, float, str] | None:
     text, program = _normalise(command)
     best: tuple[str, float, str] | None = None
     for cat, rx in _specific_rx():
         for m in rx.finditer(text):
-            if m.start() > 0 and text[m.start() - 1] == ".":
-                continue  # a file's extension or a dotted name's part (`shop.jar`, `pkg.build`), not the command
+            if _inside_name(text, m.start(), m.group(0)):
+                continue
             word = m.group(0).strip()
             strength = 0.7
             if _UMBRELLA.match(word):
@@ -758,9 +774,11 @@ def _cause(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis,
     machine = [e for e in cause if e.category == "infrastructure" and e.strength >= _MACHINE]
     if not (machine or (cause and not strong_other)):
         return None
-    # On a tie the failure that explains the others: a full disk or a network error explains a download that
-    # failed (also when it was printed before, by a step that went on: `background`).
-    best = max(cause, key=lambda e: (e.strength, -_EXPLAINS_ORDER.index(e.category)))
+    # The failure that explains the others: a full disk or a network error explains a download that failed (a
+    # registry's 502 under Gradle's "Could not resolve"; also when it was printed before, by a step that went on:
+    # `background`); between a configuration and a dependency failure the stronger evidence.
+    best = max(cause, key=lambda e: (e.category in ("infrastructure", "network"), e.strength,
+                                     -_EXPLAINS_ORDER.index(e.category)))
     earlier = next((e for e in cause if e.source == "background"), None)
     return earlier.category if earlier is not None and best.category == "dependency" else best.category
 

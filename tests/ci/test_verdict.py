@@ -581,3 +581,29 @@ def test_a_check_that_printed_no_error_word_is_read_by_its_own_words(tmp_path: P
     lines = text.splitlines()
     assert any(said in lines[n - 1] for n in r["error_lines"])
     assert not any(lines[n - 1].startswith(("PASS", "all modules")) for n in r["error_lines"])
+
+
+@pytest.mark.parametrize(("command", "category"), [
+    # A flag's name is not what the command runs; a memory checker runs the tests under it.
+    ("valgrind --error-exitcode=1 --leak-check=full ./history_test", "test"),
+    ("npx nyc --check-coverage npm test", "test"),
+])
+def test_flags_are_not_commands(command: str, category: str) -> None:
+    got = command_category(command)
+    assert got is not None and got[0] == category
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    # The CI system's own time limit.
+    (f"{TS}##[group]Run pytest -q\n{TS}pytest -q\n{TS}##[endgroup]\n{TS}tests/test_a.py ........\n"
+     f"{TS}##[error]The action has timed out.\n", "infrastructure"),
+    # A registry's 502 under the resolver's "Could not resolve": the network, not the dependency.
+    ("+ ./gradlew build\n* What went wrong:\nExecution failed for task ':compileJava'.\n"
+     "> Could not resolve all files for configuration ':compileClasspath'.\n"
+     "   > Could not resolve com.google.guava:guava:32.1.2-jre.\n"
+     "         > Could not GET 'https://repo.maven.apache.org/maven2/com/google/guava/guava/32.1.2-jre/"
+     "guava-32.1.2-jre.pom'. Received status code 502 from server: Bad Gateway\n", "network"),
+])
+def test_what_explains_a_failure_outranks_the_failure(tmp_path: Path, text: str, category: str) -> None:
+    r = _diagnose(tmp_path, text)
+    assert r["category"] == category
