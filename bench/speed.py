@@ -1,6 +1,7 @@
 """Diagnosis speed and memory on logs made of real content, against `grep -Eic` and a raw hyperscan scan.
 
     python bench/speed.py [CIDIFF_DIR] [--sizes 1,10,50,100,500] [--mix-size 50] [--runs 5] [--mixes LIST]
+                          [--no-wheel]
 
 Logs (made once under bench/out/speed/, never committed): real logs concatenated up to each size, then a real
 build error at the end (a bundled Maven compile error, or the mix's own kind). The content comes from the
@@ -16,19 +17,24 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
 - `grep`: `grep -Eic 'error|fail|fatal|exception|panic:|killed|timed out|denied'` (the scanner's keywords);
 - `hs`: one hyperscan scan of the file, 1 MB at a time, with the scanner's compiled database and a callback
   that does nothing (a child process; database load excluded): the floor of any hyperscan-based tool;
-- `inproc`: `diagnose_input()` in a child process (scanner built beforehand, workers as the CLI uses them): scan,
+- `inproc`: `diagnose_input()` in a child process (scanner built beforehand, its defaults as the CLI's): scan,
   diagnosis, excerpt;
 - `whole`: `repopilot diagnose FILE --format json --no-llm` as a user runs it (process start, imports, trace
-  write, JSON out; the default: one pass in one process), with its CPU seconds and peak memory three ways
-  (sampled from /proc): the process tree's RSS with the pages a fork shares counted once (the headline), the
-  plain sum of its processes' RSS (shared pages counted in each), and the main process's own peak (VmHWM,
-  sampled: wait4's would count this bench's own pages, which the child had before its exec);
+  write, JSON out; the defaults: a big file scanned ahead by a helper process, ci/ahead.py), with its CPU seconds
+  (its children's included) and peak memory three ways (sampled from /proc): the process tree's RSS with the
+  pages a fork shares counted once (the headline), the plain sum of its processes' RSS (shared pages counted in
+  each), and the main process's own peak (VmHWM, sampled: wait4's would count this bench's own pages, which the
+  child had before its exec);
 - `forked`: the same with REPOPILOT_SCAN_WORKERS set to the CPUs (at most 4): a big file is scanned in parts by
   forked workers (ci/split.py): time, CPU of all its processes and the tree's peak RSS;
-- `ahead`: the same with REPOPILOT_SCAN_AHEAD=1: one pass that reads and scans the next piece in a thread
-  (ci/ahead.py): time, CPU and peak RSS;
+- `one pass`: the same with REPOPILOT_SCAN_AHEAD=0: no helper scanning ahead (ci/ahead.py), everything in one
+  process: time, CPU and peak RSS;
 - `fixed`: the same command on the first 12 KB of a real log: what any run costs (start-up, imports, the catalog,
-  the trace), the floor under `whole` whatever the log's size.
+  the trace), the floor under `whole` whatever the log's size;
+- `wheel` and `fixed (wheel)`: `whole` and `fixed` with RepoPilot installed from a wheel built from this tree into
+  a new virtual environment (as bench/startup.py does; `--no-wheel` leaves them out): what a user runs. The wheel
+  carries the validated catalog, hyperscan's database and precompiled patterns (setup.py), which an editable
+  install makes at run time, so its start-up is shorter.
 The table shows medians (seconds) and the median of the per-run ratios whole/grep, inproc/grep, fixed/grep and
 whole/hs. Then one stage profile per log (in process, one pass in one process): reading and cleaning (ANSI),
 engine scan, line counting, flagged-line work, late hits, diagnosis, locator (when the diagnosis has one),
@@ -98,7 +104,8 @@ sc = default_scanner()
 stages = speed_stages.install(sc) if sys.argv[3] == "profile" else None
 [log] = open_sources(sys.argv[1])
 t0 = time.perf_counter()
-result = diagnose_input(log, scanner=sc, workers=1 if stages is not None else 0)
+# The profile: one pass in one process (a helper scanning ahead would hide the scan's stages in another).
+result = diagnose_input(log, scanner=sc, workers=1 if stages is not None else 0, ahead=stages is None)
 dt = time.perf_counter() - t0
 if stages is not None:
     speed_stages.finish(stages, dt, result)
@@ -235,15 +242,17 @@ class _TreeMemory:
         self._thread.join()
 
 
-def _whole(path: Path, runs_dir: str, workers: int | None = None, *, ahead: bool = False) -> dict[str, object]:
-    """One `repopilot diagnose` process: seconds, CPU seconds (its workers included), peak RSS of its largest
-    process (its VmHWM), peak RSS and PSS summed over its processes (sampled), and its report."""
-    exe = shutil.which("repopilot", path=str(Path(sys.executable).parent)) or "repopilot"
+def _whole(path: Path, runs_dir: str, workers: int | None = None, *, ahead: bool | None = None,
+           exe: str | None = None) -> dict[str, object]:
+    """One `repopilot diagnose` process (`exe`: of another install): seconds, CPU seconds (its children
+    included), peak RSS of its largest process (its VmHWM), peak RSS and PSS summed over its processes (sampled),
+    and its report."""
+    exe = exe or shutil.which("repopilot", path=str(Path(sys.executable).parent)) or "repopilot"
     env = {**os.environ, "REPOPILOT_RUNS_DIR": runs_dir}
     if workers is not None:
         env["REPOPILOT_SCAN_WORKERS"] = str(workers)
-    if ahead:
-        env["REPOPILOT_SCAN_AHEAD"] = "1"
+    if ahead is not None:
+        env["REPOPILOT_SCAN_AHEAD"] = "1" if ahead else "0"
     env.pop("REPOPILOT_MODEL", None)
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
@@ -276,11 +285,19 @@ def _cpus() -> int:
         return max(2, min(4, os.cpu_count() or 1))
 
 
-def _measure(path: Path, runs: int, small: Path) -> dict[str, object]:
+def _gist(report: dict[str, object]) -> object:
+    """What every way of running must agree on (not the trace's id, nor what the failure history adds)."""
+    failures = report.get("failures") or []
+    return (report.get("category"), report.get("error_lines"), report.get("lines"), report.get("excerpt"),
+            [(f.get("rule"), f.get("lines")) for f in failures])  # type: ignore[union-attr]
+
+
+def _measure(path: Path, runs: int, small: Path, wheel: str | None) -> dict[str, object]:
     _warm(path)
     rows: dict[str, list[float]] = {k: [] for k in ("grep", "hs", "inproc", "whole", "cpu", "rss", "rss_sum",
                                                     "tree", "fixed", "forked", "forked_cpu", "forked_rss",
-                                                    "ahead", "ahead_cpu", "ahead_rss")}
+                                                    "onepass", "onepass_cpu", "onepass_rss", "wheel", "wheel_cpu",
+                                                    "wheel_rss", "wheel_fixed")}
     stages: dict[str, float] = {}
     report: dict[str, object] = {}
     processes = 1
@@ -298,19 +315,22 @@ def _measure(path: Path, runs: int, small: Path) -> dict[str, object]:
             rows["whole"].append(whole["seconds"])  # type: ignore[arg-type]
             # The fixed cost in the same run: the same command on a 12 KB log.
             rows["fixed"].append(_whole(small, runs_dir)["seconds"])  # type: ignore[arg-type]
-            # And with forked workers on every CPU (REPOPILOT_SCAN_WORKERS): what they change.
-            forked = _whole(path, runs_dir, workers=_cpus())
-            for k, v in (("forked", "seconds"), ("forked_cpu", "cpu"), ("forked_rss", "tree")):
-                rows[k].append(forked[v])  # type: ignore[arg-type]
-            # And one pass reading ahead in a thread (REPOPILOT_SCAN_AHEAD).
-            ahead = _whole(path, runs_dir, ahead=True)
-            for k, v in (("ahead", "seconds"), ("ahead_cpu", "cpu"), ("ahead_rss", "tree")):
-                rows[k].append(ahead[v])  # type: ignore[arg-type]
+            contenders = [("forked", {"workers": _cpus()}), ("onepass", {"ahead": False})]
+            if wheel is not None:
+                contenders.append(("wheel", {"exe": wheel}))
+                rows["wheel_fixed"].append(_whole(small, runs_dir, exe=wheel)["seconds"])  # type: ignore[arg-type]
+            for name, how in contenders:
+                got = _whole(path, runs_dir, **how)  # type: ignore[arg-type]
+                if _gist(got["report"]) != _gist(report):  # type: ignore[arg-type]
+                    sys.exit(f"{name}: another diagnosis than the default's for {path}")
+                for k, v in ((name, "seconds"), (f"{name}_cpu", "cpu"), (f"{name}_rss", "tree")):
+                    rows[k].append(got[v])  # type: ignore[arg-type]
         # The stage profile: one pass in one process (a split scan's stages run in several).
         stages = json.loads(_child(_INPROC_CHILD, str(path), str(ROOT), "profile"))["stages"]
+    rows = {k: v for k, v in rows.items() if v}
     med = {k: statistics.median(v) for k, v in rows.items()}
     ratio = {k: statistics.median(a / g for a, g in zip(rows[k], rows["grep"], strict=True) if g)
-             for k in ("hs", "inproc", "whole", "fixed", "forked", "ahead")}
+             for k in ("hs", "inproc", "whole", "fixed", "forked", "onepass", "wheel", "wheel_fixed") if k in rows}
     ratio["whole/hs"] = statistics.median(a / h for a, h in zip(rows["whole"], rows["hs"], strict=True) if h)
     return {"median": med, "ratio": ratio, "runs": rows, "stages": stages, "processes": processes,
             "lines": report.get("lines"), "category": report.get("category"),
@@ -325,12 +345,15 @@ def _print_row(name: str, mb: int, r: dict[str, object]) -> None:
           f"({ratio['whole']:4.1f}x; {ratio['whole/hs']:4.1f}x hs), CPU {med['cpu']:6.3f} in {r['processes']} "
           f"processes, peak RSS {med['tree']:5.1f} MB (shared pages once; summed {med['rss_sum']:4.0f} MB, largest "
           f"process {med['rss']:4.0f} MB) | {r['category']} {r['top_rule']}", flush=True)
-    print(f"{'':<20} | forked ({_cpus()} workers): whole {med['forked']:6.3f} ({ratio['forked']:4.1f}x), CPU "
-          f"{med['forked_cpu']:6.3f}, peak RSS {med['forked_rss']:4.0f} MB | ahead (one pass, a thread reading ahead): "
-          f"whole {med['ahead']:6.3f} ({ratio['ahead']:4.1f}x), CPU {med['ahead_cpu']:6.3f}, peak RSS "
-          f"{med['ahead_rss']:5.1f} MB | fixed cost, the same command on a 12 KB "
-          f"log: {med['fixed']:5.3f} "
+    print(f"{'':<20} | one pass (REPOPILOT_SCAN_AHEAD=0): whole {med['onepass']:6.3f} ({ratio['onepass']:4.1f}x), "
+          f"CPU {med['onepass_cpu']:6.3f}, peak RSS {med['onepass_rss']:5.1f} MB | forked ({_cpus()} workers): whole "
+          f"{med['forked']:6.3f} ({ratio['forked']:4.1f}x), CPU {med['forked_cpu']:6.3f}, peak RSS "
+          f"{med['forked_rss']:4.0f} MB | fixed cost, the same command on a 12 KB log: {med['fixed']:5.3f} "
           f"({ratio['fixed']:4.1f}x grep)", flush=True)
+    if "wheel" in med:
+        print(f"{'':<20} | wheel install: whole {med['wheel']:6.3f} ({ratio['wheel']:4.1f}x), CPU "
+              f"{med['wheel_cpu']:6.3f}, peak RSS {med['wheel_rss']:5.1f} MB | fixed cost (wheel) "
+              f"{med['wheel_fixed']:5.3f} ({ratio['wheel_fixed']:4.1f}x grep)", flush=True)
 
 
 def _print_stages(stages: dict[str, float]) -> None:
@@ -356,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mix-size", type=int, default=50, help="size of the other mixes' logs, MB (0: none)")
     ap.add_argument("--mixes", default="real-noansi,maven,gradle,pytest,jest,go,generated")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--no-wheel", action="store_true", help="no wheel rows (setting up the wheel takes a minute)")
     args = ap.parse_args(argv)
     files = _sources(args.cidiff)
     mixes = _mixes(files)
@@ -364,8 +388,23 @@ def main(argv: list[str] | None = None) -> int:
         plan += [(m, args.mix_size) for m in args.mixes.split(",") if m]
     print(f"{len(files)} real logs ({sum(p.stat().st_size for p in files) / _MB:.1f} MB); "
           f"{args.runs} paired runs; medians, ratios to grep -Eic in the same runs", flush=True)
-    results = []
     small = _small_log()
+    with contextlib.ExitStack() as stack:
+        wheel = None
+        if not args.no_wheel:
+            from startup import _wheel_install  # bench/startup.py: the same install a user gets
+
+            wheel, prebuilt = _wheel_install(Path(stack.enter_context(tempfile.TemporaryDirectory())))
+            print(f"wheel: built from this tree, in a new venv; prebuilt entries it carries: {', '.join(prebuilt)}",
+                  flush=True)
+        results = _run(plan, mixes, args.runs, small, wheel)
+    (ROOT / "bench" / "out" / "speed.json").write_text(json.dumps(results, indent=1))
+    return 0
+
+
+def _run(plan: list[tuple[str, int]], mixes: dict[str, list[Path]], runs: int, small: Path,
+         wheel: str | None) -> list[dict[str, object]]:
+    results = []
     for name, mb in plan:
         if name == "generated":
             from throughput import generate  # bench/throughput.py
@@ -377,12 +416,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         else:
             path = _make_log(name, mixes[name], mb)
-        r = _measure(path, args.runs, small)
+        r = _measure(path, runs, small, wheel)
         _print_row(name, mb, r)
         _print_stages(r["stages"])  # type: ignore[arg-type]
         results.append({"mix": name, "mb": mb, "bytes": path.stat().st_size, **r})
-    (ROOT / "bench" / "out" / "speed.json").write_text(json.dumps(results, indent=1))
-    return 0
+    return results
 
 
 if __name__ == "__main__":

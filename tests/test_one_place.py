@@ -30,10 +30,12 @@ def _imports(text: str) -> set[str]:
 def test_one_git_runner() -> None:
     # Every git child is started by repo/gitrun.py; `github report` diagnoses in process (no self-invocation).
     # The verification workspace runs the project's own command (never git: its worktrees go through gitrun).
+    # The scanner's helper (ci/ahead.py) is a bare interpreter running its own few lines (neither git nor the CLI).
     sources = _sources()
     users = {name for name, text in sources.items() if "subprocess" in _imports(text)}
-    assert users == {"repo/gitrun.py", "repo/workspace.py"}, users
+    assert users == {"repo/gitrun.py", "repo/workspace.py", "ci/ahead.py"}, users
     assert not re.search(r"""\[\s*["']git["']""", sources["repo/workspace.py"])
+    assert not re.search(r"""["']git["']|repopilot\.cli|["']-m["']""", sources["ci/ahead.py"])
 
 
 def test_one_retry_policy_and_retry_after_parser() -> None:

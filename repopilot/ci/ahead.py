@@ -1,95 +1,216 @@
-"""The next piece of a big log read, cleaned and scanned by the engine in a thread while the scan works on this one.
+"""A big log file scanned ahead by a helper process while this one works on the lines: the helper reads the file on
+its own, cleans each piece, scans it with hyperscan and numbers the lines of its matches (in C, ci/native.py); this
+process reads and cleans the same pieces (it needs their bytes) and gets each piece's located matches through a
+pipe, a few KB per 256 KB piece. The engine's scan, most of a pass's per-byte work, then runs on the other core
+while this one does the per-line Python work.
 
-Hyperscan lets go of the interpreter lock while it scans, and so does reading a file: in a thread they overlap the
-per-line Python work on the piece before (locating matches, growing blocks), which holds the lock; cleaning holds
-it too, so only those two overlap. The pieces come out in order, each with its matches, exactly as a scan in turn
-would give them, and only one piece is read ahead (its bytes and its cleaning: a few hundred KB). A log of one piece
-never starts the thread.
-(Forked workers scanning parts of a file, ci/split.py, each scan in turn: they already keep the CPUs busy.)
+Why a process and not a thread: hyperscan's Python binding takes the interpreter lock for every match it reports
+(half a million in a 500 MB Maven log), so a thread scanning while this one runs Python waits for the lock at every
+match. Why a new interpreter and not a fork: a forked child shares this process's pages until either writes to
+one, and this process's per-line work writes all over its heap, so the pair's memory grew with the time the scan
+took (31 MB at 10 MB, 54 MB at 500 MB from a wheel). The helper is a small interpreter of its own (`python -S`,
+hyperscan and two of RepoPilot's modules: about 10 MB whatever the log's size) that is ready after 30-40 ms; until
+then this process scans the first pieces itself, and hands the helper the rest at a piece's end.
 
-glibc gives each thread that allocates a malloc arena of its own; the pieces read ahead are allocated in the
-thread's and freed by the scan's, and what that leaves in the second arena grew with the log (2.5 MB more peak
-memory at 500 MB, none at 10). The process keeps one arena (`M_ARENA_MAX`; the interpreter lock serialises
-allocation anyway), set before the first thread reads ahead.
+Results are the same as one pass (tests/ci/test_scan_ahead.py): the helper's pieces are the ones this process
+reads (the same file, read the same way from the same place), and a piece whose size differs from this process's
+(the file changed under the scan), or a helper that fails or stops answering, is met by scanning here from that
+piece on.
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
-import queue
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+import contextlib
+import os
+import select
+import stat
+import struct
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any, BinaryIO, NamedTuple
 
-from .native import Found as Matches
+from . import native
+from .native import Found
+from .pieces import Origin
 
-__all__ = ["one_malloc_arena", "scanned_ahead"]
+__all__ = ["AHEAD_FROM", "Packed", "reopenable", "scanned_ahead"]
 
-P = TypeVar("P")
-_DONE = object()
-_M_ARENA_MAX = -8  # glibc's malloc.h
+# A file below this is scanned in one pass: the helper's start-up is worth it only when it has a few MB to scan.
+AHEAD_FROM = 4 * 1024 * 1024
+# Seconds this process waits for the helper's next piece before going on without it (one that cannot answer).
+_PATIENCE = 20.0
+# Seconds a piece waits for the helper to be ready: none (it is scanned here meanwhile); tests wait for it.
+_READY_WAIT = 0.0
+_HEADER = struct.Struct("<qq")  # a piece's cleaned size, its packed matches' size
+_OFFSET = struct.Struct("<q")  # where the helper starts: bytes from where this process began reading
+_READY = b"R"
+# The helper: a database and where to start on stdin, records on stdout. Only what it needs is imported (not
+# `site`: the paths are given, RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB
+# of its own.
+_HELPER = """
+import struct, sys, types
+sys.path[:0] = sys.argv[4:]
+for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without the packages' start-up (2 MB)
+    package = sys.modules[name] = types.ModuleType(name)
+    package.__path__ = [sys.argv[4] + "/" + name.replace(".", "/")]
+import hyperscan
+from repopilot.ci import _native
+from repopilot.ci.pieces import located_pieces
+header, offset = struct.Struct("<qq"), struct.Struct("<q")
+fin, out = sys.stdin.buffer, sys.stdout.buffer
+db = hyperscan.loadb(fin.read(int(sys.argv[3])), hyperscan.HS_MODE_BLOCK)
+scratch = hyperscan.Scratch(db)
+out.write(b"R"); out.flush()
+(start,) = offset.unpack(fin.read(offset.size))
+class Count: size = 0
+with open(sys.argv[1], "rb") as fh:
+    fh.seek(start)
+    for k, (cleaned, _) in enumerate(located_pieces(fh, int(sys.argv[2]), Count())):
+        found = _native.Matches()
+        db.scan(cleaned, match_event_handler=found, scratch=scratch)
+        packed = _native.pack_located(cleaned, found)
+        out.write(header.pack(len(cleaned), len(packed)) + packed); out.flush()
+        if k % 16 == 15:
+            _native.trim()  # else the buffers' holes grew the helper by 8 MB at 500 MB
+"""
 
 
-def scanned_ahead(pieces: Iterable[P], scan: Callable[[P], Matches | None]) -> Iterator[tuple[P, Matches | None]]:
-    """Each piece with `scan(piece)`; after the first, the next piece is read and scanned in a thread while the
-    caller works on this one (one at a time: the scan's memory grows by one piece). `scan` is called by one thread
-    at a time: a hyperscan scratch space may serve it."""
-    it = iter(pieces)
-    first = next(it, None)
-    if first is None:
-        return
-    second = next(it, None)
-    if second is None:
-        yield first, scan(first)
-        return
-    matches = scan(first)  # before the thread starts: never two scans at once
-    one_malloc_arena()
-    out: queue.SimpleQueue[object] = queue.SimpleQueue()
-    go = threading.Semaphore(0)  # one more piece may be read
-    stop = threading.Event()
-    worker = threading.Thread(target=_work, args=(itertools.chain([second], it), scan, out, go, stop), daemon=True,
-                              name="repopilot-scan-ahead")
-    worker.start()
+class Packed(NamedTuple):
+    """A piece's matches as the helper located them (`native.pack_located`)."""
+
+    data: bytes
+
+
+def reopenable(stream: BinaryIO) -> tuple[str, int] | None:
+    """The path `stream`'s file can be opened again by and where reading begins in it, when a helper may scan it
+    ahead: a regular file with at least `AHEAD_FROM` bytes from here, opened by a path that still names it, with the
+    C extension, where pipes can be waited on (POSIX); else None."""
+    if native.NATIVE is None or not sys.executable or os.name != "posix":
+        return None
+    name = getattr(stream, "name", None)
     try:
-        go.release()
-        yield first, matches
-        while (got := out.get()) is not _DONE:
-            if isinstance(got, BaseException):
-                raise got
-            go.release()
-            yield got  # type: ignore[misc]
+        if not isinstance(name, str) or not stream.seekable():
+            return None
+        here, there = os.fstat(stream.fileno()), os.stat(name)
+        start = stream.tell()
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not stat.S_ISREG(here.st_mode) or not os.path.samestat(here, there) or here.st_size - start < AHEAD_FROM:
+        return None
+    return os.path.abspath(name), start
+
+
+def scanned_ahead(pieces: Iterator[tuple[bytes, Origin | None]], where: tuple[str, int], chunk_size: int,
+                  scan: Callable[[bytes], Found], database: bytes) -> Iterator[tuple[bytes, Origin | None,
+                                                                                     Found | Packed]]:
+    """Each of `pieces` (this process's, read from the file at `where`) with its matches: found here by `scan`
+    until the helper is ready and after it fails, located by the helper (which loads `database`) in between."""
+    helper = _Helper(where, chunk_size, database)
+    try:
+        for cleaned, origin in pieces:
+            packed = helper.next(len(cleaned)) if helper.state == _Helper.SCANNING else None
+            if packed is None and helper.state == _Helper.SCANNING:
+                helper.stop()  # it failed, stopped answering or read other bytes: the rest is scanned here
+            if packed is not None:
+                yield cleaned, origin, Packed(packed)
+                continue
+            if helper.state == _Helper.STARTING and origin is not None and helper.ready():
+                helper.start_at(origin.offset + origin.size)  # the next piece is the helper's
+            yield cleaned, origin, scan(cleaned)
     finally:
-        stop.set()
-        worker.join()
+        helper.stop()
 
 
-def _work(pieces: Iterator[P], scan: Callable[[P], Matches | None], out: queue.SimpleQueue[object],
-          go: threading.Semaphore, stop: threading.Event) -> None:
-    try:
-        while True:
-            while not go.acquire(timeout=0.05):
-                if stop.is_set():
-                    return
-            if stop.is_set():
-                return
-            piece = next(pieces, _DONE)
-            if piece is _DONE:
-                break
-            out.put((piece, scan(piece)))  # type: ignore[arg-type]
-        got: object = _DONE
-    except BaseException as exc:  # handed to the scan's thread, which raises it
-        got = exc
-    out.put(got)
+class _Helper:
+    """The helper process and its pipes."""
+
+    STARTING, SCANNING, STOPPED = "starting", "scanning", "stopped"
+
+    def __init__(self, where: tuple[str, int], chunk_size: int, database: bytes) -> None:
+        import subprocess  # only for a big file
+
+        path, self._base = where
+        paths = [str(Path(__file__).resolve().parents[2]), *_module_dirs("hyperscan")]
+        self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [sys.executable, "-S", "-c", _HELPER, path, str(chunk_size), str(len(database)), *paths],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        self.state = self.STARTING
+        self._buf = bytearray()
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._in: IO[bytes] = self._proc.stdin
+        self._out = self._proc.stdout.fileno()
+        for fd in (self._in.fileno(), self._out):
+            with contextlib.suppress(ImportError, AttributeError, OSError):  # Linux: room for the database and
+                import fcntl  # for a few hundred pieces' records, not 64 KB: neither side waits on the other
+
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+        try:
+            self._in.write(database)  # the pipe takes it while the helper starts (it reads it first)
+        except OSError:
+            self.stop()
+
+    def ready(self) -> bool:
+        """Whether the helper has loaded the database (waiting `_READY_WAIT` seconds at most)."""
+        if self.state != self.STARTING or not select.select([self._out], [], [], _READY_WAIT)[0]:
+            return False
+        if self._read(len(_READY), 0) != _READY:
+            self.stop()
+            return False
+        return True
+
+    def start_at(self, offset: int) -> None:
+        """The helper scans from `offset` bytes after where this process began reading."""
+        try:
+            self._in.write(_OFFSET.pack(self._base + offset))
+            self._in.close()
+        except OSError:
+            self.stop()
+            return
+        self.state = self.SCANNING
+
+    def next(self, size: int) -> bytes | None:
+        """The next piece's packed matches when the helper located a piece of `size` cleaned bytes; else None."""
+        head = self._read(_HEADER.size, _PATIENCE)
+        if head is None:
+            return None
+        got, length = _HEADER.unpack(head)
+        return self._read(length, _PATIENCE) if got == size else None
+
+    def _read(self, n: int, patience: float) -> bytes | None:
+        buf = self._buf
+        while len(buf) < n:
+            if not select.select([self._out], [], [], patience)[0]:
+                return None
+            block = os.read(self._out, max(n - len(buf), 1 << 16))
+            if not block:
+                return None
+            buf += block
+        data = bytes(buf[:n])
+        del buf[:n]
+        return data
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        self.state = self.STOPPED
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            proc.kill()  # one still scanning a piece nobody will read, or waiting on a full pipe
+        for pipe in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()  # type: ignore[union-attr]
+        proc.wait()
 
 
-@functools.cache
-def one_malloc_arena() -> bool:
-    """Whether the C library now keeps one malloc arena for the process (glibc; elsewhere nothing is changed)."""
-    try:
-        import ctypes  # only a log of more than one piece gets here (the import costs a few milliseconds)
+def _module_dirs(name: str) -> list[str]:
+    """The directory `name` is imported from (the helper runs without `site`), if it is importable here."""
+    module: Any = sys.modules.get(name)
+    if module is None:
+        import importlib.util
 
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    return bool(mallopt(_M_ARENA_MAX, 1))
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+    else:
+        origin = getattr(module, "__file__", None)
+    return [str(Path(origin).resolve().parents[1])] if origin else []

@@ -70,12 +70,12 @@ def diagnose_input(log: LogInput, *, baseline: LogInput | None = None, model: Mo
                    recorder: TraceRecorder | None = None, token_budget: int = DEFAULT_TOKEN_BUDGET,
                    scanner: Scanner | None = None, progress: Callable[[int], None] | None = None,
                    locator: LocatorModel | None = None, workspace: str | None = None, workers: int = 1,
-                   ahead: bool = False) -> Result:
+                   ahead: bool = True) -> Result:
     """Diagnose one log. `workspace` is the job's GITHUB_WORKSPACE, when known: files under it are reported
     relative to the repository, as are files under any runner's usual workspace. `workers`: processes a big log
     file may be scanned in at once (ci/split.py; 0 or 1: one pass in this process, the default; N > 1: up to N
-    forked processes: faster on a big file, but each worker adds its own memory). `ahead`: a one-pass scan reads and
-    scans the next piece in a thread (ci/ahead.py)."""
+    forked processes: faster on a big file, but each worker adds its own memory). `ahead`: a big file scanned in one
+    pass is scanned by a helper process ahead of this process's work on the lines (ci/ahead.py; the same result)."""
     if token_budget < 100:
         raise InputError(f"token budget {token_budget} is too small: use at least 100")
     sc = scanner or default_scanner(size=log.size)

@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from ..core import ConfigError
 from . import native
-from .ahead import scanned_ahead
+from .ahead import Packed, reopenable, scanned_ahead
 from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule
@@ -90,6 +90,8 @@ _EAGER_TOTAL = 300
 _MAX_LOSERS = 2000
 _MAX_HITS = 20000
 _MAX_PLANS = 4096  # distinct sets of patterns flagged on one line whose plan is kept (a log has a few dozen)
+# Pieces between two returns of the C heap's free pages (`native.trim`: memory flat in the log's size).
+_TRIM_EVERY = 16
 _SUCCESS = re.compile(r"\bBUILD SUCCESS(?:FUL)?\b")
 # What a piece of the log is to `Scanner.scan_pieces`: read before the part scanned, the part, read after it.
 LEAD, OWN, TRAIL = "lead", "own", "trail"
@@ -173,9 +175,10 @@ class _Engine:
         """(end offset, pattern id) of every match (ends first: sorting them is a plain sort)."""
         raise NotImplementedError
 
-    def bound(self) -> Callable[[bytes], native.Found]:
-        """`scan` as this thread would run it, for a thread that scans on its behalf while it does not."""
-        return self.scan
+    def serialized(self) -> bytes | None:
+        """The compiled database, for a helper process to load (None: this engine has none)."""
+        return None
+
 
 
 class _ReEngine(_Engine):
@@ -293,11 +296,8 @@ class _HyperscanEngine(_Engine):
     def scan(self, data: bytes) -> native.Found:
         return self._scan(data, self._thread_scratch())
 
-    def bound(self) -> Callable[[bytes], native.Found]:
-        # This thread's scratch space: a thread reading ahead for it (ci/ahead.py) needs no clone of its own (one
-        # is as big as the database's widest state, most of a megabyte for the catalog).
-        scratch = self._thread_scratch()
-        return lambda data: self._scan(data, scratch)
+    def serialized(self) -> bytes | None:
+        return self._hs.dumpb(self._db)
 
     def _scan(self, data: bytes, scratch: Any) -> native.Found:
         c = native.NATIVE
@@ -379,18 +379,18 @@ class Scanner:
         self._keywords: _Engine = _HyperscanEngine(kw, cache_dir) if use_hs else _ReEngine(kw)
 
     def scan(self, stream: BinaryIO, *, progress: ProgressFn | None = None, ahead: bool = False) -> ScanResult:
-        """`ahead`: read and scan the next piece in a thread while this one's lines are worked on (ci/ahead.py)."""
+        """`ahead`: a big regular file is scanned by a helper process ahead of this process's work on the lines
+        (ci/ahead.py); the result is the same."""
         res = ScanResult(engine=self.engine.name)
         reread = rereader(stream)
-        pieces = ((p, OWN, o if reread is not None else None)
-                  for p, o in located_pieces(stream, self.chunk_size, res))
-        # Hyperscan and reading let the interpreter lock go: the next piece is read and scanned in a thread while
-        # this one's lines are worked on (ci/ahead.py). Python `re` holds the lock: nothing to overlap.
-        if ahead and self.engine.name == "hyperscan":
-            engine_scan = self.engine.bound()
-            scanned = scanned_ahead(pieces, lambda p: engine_scan(p[0]))
+        where = reopenable(stream) if ahead else None
+        database = self.engine.serialized() if where is not None else None
+        located = located_pieces(stream, self.chunk_size, res)
+        if where is not None and database is not None:
+            triples = scanned_ahead(located, where, self.chunk_size, self.engine.scan, database)
         else:
-            scanned = ((p, self._matches(p)) for p in pieces)
+            triples = ((p, o, self.engine.scan(p)) for p, o in located)
+        scanned = (((p, OWN, o if reread is not None else None), found) for p, o, found in triples)
         return self._scan(scanned, res, progress=progress, reread=reread)
 
     def scan_pieces(self, pieces: Iterable[Piece], res: ScanResult, *, progress: ProgressFn | None = None,
@@ -406,12 +406,13 @@ class Scanner:
         """The engine's matches in a piece the scan answers for (None for context)."""
         return self.engine.scan(piece[0]) if piece[1] == OWN else None
 
-    def _scan(self, scanned: Iterable[tuple[Piece, native.Found | None]], res: ScanResult, *,
+    def _scan(self, scanned: Iterable[tuple[Piece, native.Found | Packed | None]], res: ScanResult, *,
               progress: ProgressFn | None, at_end: bool = True, reread: Reread | None) -> ScanResult:
         window = Window()
         state = _State(res, reread)
         pending: tuple[list[int], dict[int, set[int]]] | None = None
         next_line = 1
+        pushed = 0
         for (cleaned, role, origin), matches in scanned:
             if role == LEAD:
                 newlines = cleaned.count(b"\n")
@@ -430,6 +431,9 @@ class Scanner:
             if window.full():
                 state.release(window.chunks[0], self.catalog.rules, window)
             window.push(chunk)
+            pushed += 1
+            if pushed % _TRIM_EVERY == 0 and native.NATIVE is not None:
+                native.NATIVE.trim()
             state.classes.advance(chunk)
             # A chunk's hits are handled once the next chunk is in memory: blocks may run into it.
             if pending is not None:
@@ -481,11 +485,14 @@ class Scanner:
         return found
 
     @staticmethod
-    def _locate(data: bytes, first: int, found: native.Found
+    def _locate(data: bytes, first: int, found: native.Found | Packed
                 ) -> tuple[list[int], dict[int, set[int]], int, list[tuple[int, int]]]:
         """Line numbers of the matches (one counting pass over the chunk, which also gives its newline count), and
         the offset where each flagged line starts."""
         c = native.NATIVE
+        if isinstance(found, Packed):  # located by the helper scanning ahead (which only runs with the extension)
+            assert c is not None
+            return c.unpack_located(found.data, first)  # type: ignore[no-any-return]
         if c is not None:
             return c.locate(data, first, found)  # type: ignore[no-any-return]
         matches = native.pairs(found)

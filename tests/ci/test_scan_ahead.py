@@ -1,105 +1,218 @@
-"""The next piece read and scanned in a thread: pieces and matches come out in order, exactly as a scan in turn gives
-them; a failure in the thread reaches the scan; a scan that stops early leaves no thread behind."""
+"""A big file scanned ahead by a helper process (ci/ahead.py) gives what one pass gives: the first pieces scanned
+here while the helper starts, the rest located by it; a helper that fails, stops answering or reads other bytes
+than this process is met by scanning here; no helper outlives the scan; only a big regular file, with the C
+extension and hyperscan, gets one."""
 
 from __future__ import annotations
 
 import io
-import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from repopilot.ci.ahead import scanned_ahead
+from repopilot.ci import ahead, native
 from repopilot.ci.catalog import load_catalog
-from repopilot.ci.scanner import Scanner, hyperscan_available
+from repopilot.ci.pieces import located_pieces
+from repopilot.ci.scanner import Scanner, ScanResult, hyperscan_available
+
+ROOT = Path(__file__).resolve().parents[2]
+_CHUNK = 16 * 1024
+pytestmark = [pytest.mark.skipif(not native.available(), reason="the C extension was not built"),
+              pytest.mark.skipif(not hyperscan_available(), reason="no hyperscan wheel")]
 
 
-def _threads() -> set[str]:
-    return {t.name for t in threading.enumerate()}
+class _Counter:
+    size = 0
 
 
-def test_pieces_come_out_in_order_with_their_matches() -> None:
-    pieces = [bytes([65 + k % 26]) * (k + 1) for k in range(200)]
-    got = list(scanned_ahead(iter(pieces), lambda p: [(len(p), p[0])]))
-    assert got == [(p, [(len(p), p[0])]) for p in pieces]
-    assert "repopilot-scan-ahead" not in _threads()
+_HELPERS: list[object] = []  # the helper processes started by the test running
 
 
-def test_one_piece_starts_no_thread() -> None:
-    seen: list[str] = []
-    got = list(scanned_ahead([b"only"], lambda p: seen.append(threading.current_thread().name) or []))
-    assert got == [(b"only", [])] and seen == [threading.current_thread().name]
+@pytest.fixture(autouse=True)
+def _recorded_helpers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    real = ahead._Helper.__init__
+
+    def recorded(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        real(self, *args, **kwargs)
+        _HELPERS.append(self._proc)
+
+    monkeypatch.setattr(ahead._Helper, "__init__", recorded)
+    _HELPERS.clear()
+    yield
+    _HELPERS.clear()
 
 
-def test_a_failure_while_reading_ahead_reaches_the_scan() -> None:
-    def pieces():  # type: ignore[no-untyped-def]
-        yield b"a"
-        yield b"b"
-        raise OSError("disk gone")
-
-    with pytest.raises(OSError, match="disk gone"):
-        list(scanned_ahead(pieces(), lambda p: []))
-    assert "repopilot-scan-ahead" not in _threads()
+def _no_helper_left() -> bool:
+    """Every helper started was ended and reaped (none left running, none a zombie)."""
+    return bool(_HELPERS) and all(p is not None and p.returncode is not None for p in _HELPERS)  # type: ignore
 
 
-def test_a_scan_that_stops_early_stops_the_thread() -> None:
-    read: list[int] = []
-
-    def pieces():  # type: ignore[no-untyped-def]
-        for k in range(10_000):
-            read.append(k)
-            yield b"x"
-
-    it = scanned_ahead(pieces(), lambda p: [])
-    assert next(it) == (b"x", [])
-    it.close()
-    assert "repopilot-scan-ahead" not in _threads()
-    assert len(read) <= 3  # the first, the second, and at most one read ahead
+def _log(tmp_path: Path) -> Path:
+    """Real logs of many tools, coloured Maven lines among them, a build error at the end: 100+ pieces."""
+    logs = sorted((ROOT / "examples").glob("*.log")) + sorted((ROOT / "tests" / "ci" / "rule_logs").glob("*.log"))
+    body = b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in logs)
+    coloured = b"".join(b"[\x1b[1;34mINFO\x1b[m] Running com.example.T%d\n[\x1b[1;34mINFO\x1b[m] Tests run: 3, "
+                        b"Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s - in com.example.T%d\n" % (k, k)
+                        for k in range(300))
+    path = tmp_path / "big.log"
+    path.write_bytes((body + coloured) * 4 + (ROOT / "examples" / "maven-compile-error.log").read_bytes())
+    return path
 
 
-@pytest.mark.skipif(not hyperscan_available(), reason="no hyperscan wheel")
-def test_a_scan_ahead_finds_what_a_scan_in_turn_finds(monkeypatch: pytest.MonkeyPatch) -> None:
-    error = b"[INFO] line %d\n[ERROR] /w/A%d.java:[%d,5] cannot find symbol\n  symbol: class F%d\n"
-    log = b"".join(error % (k, k, k, k) for k in range(3000)) + b"[INFO] BUILD FAILURE\n"
-    sc = Scanner(load_catalog(), engine="hyperscan", chunk_size=8 * 1024)
-    threads: set[str] = set()
-    scan, bound = sc.engine.scan, sc.engine.bound
-
-    def spy(fn):  # type: ignore[no-untyped-def]
-        def spied(data: bytes) -> list[tuple[int, int]]:
-            threads.add(threading.current_thread().name)
-            return fn(data)  # type: ignore[no-any-return]
-        return spied
-
-    monkeypatch.setattr(sc.engine, "bound", lambda: spy(bound()))
-    monkeypatch.setattr(sc.engine, "scan", spy(scan))
-    ahead = sc.scan(io.BytesIO(log), ahead=True)
-    # The first piece scanned by the scan's thread, the others ahead, one at a time with the same scratch space.
-    assert threads == {threading.current_thread().name, "repopilot-scan-ahead"}
-    threads.clear()
-    in_turn = sc.scan(io.BytesIO(log))
-    assert threads == {threading.current_thread().name}
-
-    def facts(res):  # type: ignore[no-untyped-def]
-        return ([(h.rule.id, h.line, h.first, h.last, h.fields, h.late) for h in res.hits], res.capped, res.text,
-                res.lines, res.size, [m.line for m in res.tail])
-
-    assert facts(ahead) == facts(in_turn) and len(ahead.hits) > 100
+def _scanner() -> Scanner:
+    return Scanner(load_catalog(), engine="hyperscan", chunk_size=_CHUNK)
 
 
-def test_the_process_keeps_one_malloc_arena_before_a_thread_reads_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
-    from repopilot.ci import ahead
-
-    real = ahead.one_malloc_arena
-    calls: list[str] = []
-    monkeypatch.setattr(ahead, "one_malloc_arena", lambda: calls.append(threading.current_thread().name))
-    list(scanned_ahead([b"only"], lambda p: []))
-    assert calls == []  # one piece: no thread, nothing changed
-    list(scanned_ahead([b"a", b"b"], lambda p: []))
-    assert calls == [threading.current_thread().name]
-    assert real() is real()  # once per process (glibc says whether it took it)
+def _facts(res: ScanResult) -> dict[str, object]:
+    return {
+        "lines": res.lines, "size": res.size, "capped": res.capped, "text": res.text,
+        "hits": [(h.rule.id, h.line, h.first, h.last, h.fields, h.message, h.late) for h in res.hits],
+        "groups": [(m.line, m.text) for m in res.groups], "errors": [(m.line, m.text) for m in res.errors],
+        "tail": [(m.line, m.text) for m in res.tail], "keywords": [(m.line, m.text) for m in res.keywords],
+        "commands": [(m.line, m.text) for m in res.commands], "losers": [(c.rule_id, c.line) for c in res.losers],
+        "passed": res.passed_classes, "jobs": list(res.jobs), "in_script": res.in_script,
+    }
 
 
-def test_the_setting_turns_reading_ahead_on_for_a_diagnosis(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def small_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A small file is worth a helper here, and the first piece waits until it is ready: the rest is its.
+    monkeypatch.setattr(ahead, "AHEAD_FROM", 64 * 1024)
+    monkeypatch.setattr(ahead, "_READY_WAIT", 20.0)
+
+
+def _ahead(path: Path, sc: Scanner, pieces: Iterator[tuple[bytes, object]] | None = None) -> list[tuple[object, ...]]:
+    database = sc.engine.serialized()
+    assert database is not None
+    with path.open("rb") as fh:
+        return list(ahead.scanned_ahead(pieces or located_pieces(fh, _CHUNK, _Counter()),  # type: ignore[arg-type]
+                                        (str(path), 0), _CHUNK, sc.engine.scan, database))
+
+
+def _located(got: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    """Each piece with its located matches, however they were found."""
+    c = native.NATIVE
+    assert c is not None
+    return [(p, o, c.unpack_located(f.data, 1) if isinstance(f, ahead.Packed) else c.locate(p, 1, f))  # type: ignore
+            for p, o, f in got]
+
+
+def _one_pass(path: Path, sc: Scanner) -> list[tuple[object, ...]]:
+    with path.open("rb") as fh:
+        return _located([(p, o, sc.engine.scan(p)) for p, o in located_pieces(fh, _CHUNK, _Counter())])
+
+
+def test_a_scan_ahead_finds_what_one_pass_finds(tmp_path: Path, small_ahead: None,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    path, sc = _log(tmp_path), _scanner()
+    kinds: list[bool] = []
+    real = ahead.scanned_ahead
+
+    def spied(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for got in real(*args, **kwargs):
+            kinds.append(isinstance(got[2], ahead.Packed))
+            yield got
+
+    monkeypatch.setattr("repopilot.ci.scanner.scanned_ahead", spied)
+    with path.open("rb") as fh:
+        with_helper = sc.scan(fh, ahead=True)
+    assert kinds[0] is False and all(kinds[1:]) and len(kinds) > 50  # the first here, the rest by the helper
+    assert _no_helper_left()
+    with path.open("rb") as fh:
+        one_pass = sc.scan(fh)
+    assert _facts(with_helper) == _facts(one_pass) and len(one_pass.hits) > 20
+
+
+def test_pieces_come_with_the_helpers_located_matches(tmp_path: Path, small_ahead: None) -> None:
+    path, sc = _log(tmp_path), _scanner()
+    got = _ahead(path, sc)
+    assert sum(isinstance(f, ahead.Packed) for _, _, f in got) == len(got) - 1
+    assert _located(got) == _one_pass(path, sc)
+    assert _no_helper_left()
+
+
+@pytest.mark.parametrize("helper", [
+    "import sys; sys.stdout.buffer.write(b'R'); sys.stdout.flush()",  # ready, then gone
+    "import sys; sys.stdout.buffer.write(b'R'); sys.stdout.flush(); sys.stdout.buffer.write(b'x' * 40)",  # garbage
+    "raise SystemExit(3)",  # never ready
+])
+def test_a_helper_that_fails_is_met_by_scanning_here(tmp_path: Path, small_ahead: None, helper: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ahead, "_HELPER", helper)
+    monkeypatch.setattr(ahead, "_READY_WAIT", 0.5)
+    path, sc = _log(tmp_path), _scanner()
+    got = _ahead(path, sc)
+    assert not any(isinstance(f, ahead.Packed) for _, _, f in got)
+    assert _located(got) == _one_pass(path, sc)
+    assert _no_helper_left()
+
+
+def test_a_helper_that_stops_answering_is_given_up(tmp_path: Path, small_ahead: None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ahead, "_HELPER", "import sys, time; sys.stdout.buffer.write(b'R'); sys.stdout.flush(); "
+                                          "time.sleep(3600)")
+    monkeypatch.setattr(ahead, "_PATIENCE", 0.3)
+    path, sc = _log(tmp_path), _scanner()
+    t0 = time.monotonic()
+    got = _ahead(path, sc)
+    assert time.monotonic() - t0 < 10
+    assert _located(got) == _one_pass(path, sc)
+    assert _no_helper_left()  # killed and reaped
+
+
+def test_other_bytes_than_the_helpers_are_scanned_here(tmp_path: Path, small_ahead: None) -> None:
+    # As when the file changes under the scan: this process's pieces are not the helper's.
+    path, sc = _log(tmp_path), _scanner()
+    other = io.BytesIO(b"[ERROR] something else entirely\n" * 20_000)
+    got = _ahead(path, sc, located_pieces(other, _CHUNK, _Counter()))  # type: ignore[arg-type]
+    assert got and not any(isinstance(f, ahead.Packed) for _, _, f in got)
+    assert _no_helper_left()
+
+
+def test_a_scan_that_stops_early_leaves_no_helper(tmp_path: Path, small_ahead: None) -> None:
+    path, sc = _log(tmp_path), _scanner()
+    database = sc.engine.serialized()
+    assert database is not None
+    with path.open("rb") as fh:
+        it = ahead.scanned_ahead(located_pieces(fh, _CHUNK, _Counter()), (str(path), 0), _CHUNK, sc.engine.scan,
+                                 database)
+        next(it)
+        next(it)
+        it.close()
+    assert _no_helper_left()
+
+
+def test_only_a_big_regular_file_with_the_extension_is_scanned_ahead(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _log(tmp_path)
+    small = tmp_path / "small.log"
+    small.write_bytes(b"[ERROR] x\n")
+    monkeypatch.setattr(ahead, "AHEAD_FROM", 64 * 1024)
+    with path.open("rb") as fh:
+        assert ahead.reopenable(fh) == (str(path), 0)
+        fh.seek(path.stat().st_size - 1000)
+        assert ahead.reopenable(fh) is None  # what is left to read is small
+    with small.open("rb") as fh:
+        assert ahead.reopenable(fh) is None
+    assert ahead.reopenable(io.BytesIO(path.read_bytes())) is None  # no file to open again
+    was = native.use(False)
+    try:
+        with path.open("rb") as fh:
+            assert ahead.reopenable(fh) is None  # the helper works in C
+    finally:
+        native.use(was)
+    moved = tmp_path / "moved.log"
+    with path.open("rb") as fh:
+        path.rename(moved)
+        path.write_bytes(moved.read_bytes())  # another file by that name now
+        assert ahead.reopenable(fh) is None
+    re_only = Scanner(load_catalog(), engine="re")
+    assert re_only.engine.serialized() is None  # no database to hand over: one pass
+
+
+def test_by_default_a_diagnosis_scans_ahead_and_the_setting_turns_it_off(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from repopilot.app import diagnose, diagnosing, load_settings, open_logs
 
     log = tmp_path / "build.log"
@@ -112,7 +225,7 @@ def test_the_setting_turns_reading_ahead_on_for_a_diagnosis(tmp_path, monkeypatc
         return real(*args, **kwargs)
 
     monkeypatch.setattr(diagnosing, "diagnose_input", spy)
-    for env in ({}, {"REPOPILOT_SCAN_AHEAD": "1"}):
+    for env in ({}, {"REPOPILOT_SCAN_AHEAD": "0"}):
         settings = load_settings({"REPOPILOT_RUNS_DIR": str(tmp_path / "runs"), **env}, cwd=tmp_path)
         diagnose(open_logs(str(log), settings), settings, no_llm=True, remember_runs=False)
-    assert asked == [False, True]  # off unless asked for
+    assert asked == [True, False]
