@@ -48,6 +48,7 @@ _NUMBERED = re.compile(r"^\s*\d{1,3}: \(")
 _PROJECT_PATH = re.compile(r"/home/runner/work/|/builds/|/var/jenkins/|/home/travis/build/|/srv/|/workspace/|"
                            r"\"(?:\./)?(?:src|tests?|lib|app|spec)/")
 _CONTINUED = re.compile(r"^\s{8,}\S")  # a long frame wrapped onto the next line
+_LEVEL_TAG = re.compile(r"^\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\] ?")
 
 
 def foreign_frames(lines: Iterable[int], texts: Mapping[int, str]) -> set[int]:
@@ -55,6 +56,8 @@ def foreign_frames(lines: Iterable[int], texts: Mapping[int, str]) -> set[int]:
     out: set[int] = set()
     for n in sorted(lines):
         text = texts.get(n, "")
+        if text.startswith("["):  # Maven's and others' level tag before the frame (`[ERROR] \tat org.apache…`)
+            text = _LEVEL_TAG.sub("", text)
         if _FRAME.search(text):
             if _FOREIGN.search(text) or (_NUMBERED.match(text) and not _PROJECT_PATH.search(text)):
                 out.add(n)

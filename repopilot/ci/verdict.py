@@ -238,7 +238,8 @@ _CUES = (
     # The machine's own statements that it ran out of memory or disk, or killed the process: they say what failed
     # whatever step printed them.
     ("infrastructure", 0.8, 0.8, r"No space left on device|\bENOSPC\b|^\s*(?:\S+: )?(?:line \d+: )?(?:\d+ )?Killed\b|"
-     r"out of memory|Cannot allocate memory|OutOfMemoryError|Java heap space|GC overhead limit exceeded|"
+     r"out of memory|Cannot allocate memory|OutOfMemoryError|^\s*MemoryError\b|Java heap space|"
+     r"GC overhead limit exceeded|"
      r"std::bad_alloc|heap out of memory|memory allocation of \d+ bytes failed|Killed signal terminated program|"
      r"signal: killed|Process Exit Code: 137|runner has received a shutdown|lost communication with the server|"
      r"Disk quota exceeded|"
@@ -442,7 +443,11 @@ def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
         if got is not None:
             out.append(Evidence(got[0], got[1], "command", f"{where} `{cmd[:80]}` ({got[2]})"))
             break
-    out += _goal_evidence(texts)
+    goals = _goal_evidence(texts)
+    if any(e.source in ("goal", "task", "make-target") for e in goals):
+        # The goal or target read from the same line says what a consequence rule says, and better.
+        out = [e for e in out if e.detail not in CONSEQUENCES]
+    out += goals
     code = diag.step.exit_code if diag.step is not None else None
     if code is None:
         for n in sorted(texts, reverse=True)[:30]:

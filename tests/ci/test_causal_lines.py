@@ -103,3 +103,12 @@ def test_ci_systems_exit_lines_are_trailers_not_causes() -> None:
                  "##[error]Process completed with exit code 1.", "ERROR: Job failed: exit code 1"):
         assert is_trailer(text), text
     assert not is_trailer("error: the compiler exited with code 1 because src/a.c does not parse")
+
+
+def test_a_frame_behind_a_level_tag_is_read_as_a_frame() -> None:
+    # Maven prints its own stack under `[ERROR] `: the build tool's frames are foreign, the project's are not.
+    texts = {1: "[ERROR] org.apache.maven.surefire.booter.SurefireBooterForkException: The forked VM terminated",
+             2: "[ERROR] \tat org.apache.maven.plugin.surefire.booterclient.ForkStarter.fork(ForkStarter.java:669)",
+             3: "[ERROR] \tat com.acme.invoice.TaxTable.load(TaxTable.java:12)",
+             4: "[ERROR] \tat org.codehaus.plexus.classworlds.launcher.Launcher.main(Launcher.java:348)"}
+    assert foreign_frames(texts, texts) == {2, 4}

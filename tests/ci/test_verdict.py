@@ -607,3 +607,12 @@ def test_flags_are_not_commands(command: str, category: str) -> None:
 def test_what_explains_a_failure_outranks_the_failure(tmp_path: Path, text: str, category: str) -> None:
     r = _diagnose(tmp_path, text)
     assert r["category"] == category
+
+
+def test_a_targets_purpose_is_not_outweighed_by_make_saying_it_failed(tmp_path: Path) -> None:
+    # make.target-failed says only that the recipe failed; the target `lint` says what it checked.
+    text = ("+ make ci\nshellcheck scripts/*.sh\n\nIn scripts/deploy.sh line 4:\nrm -rf $TARGET/\n       ^-----^ "
+            "SC2086 (info): Double quote to prevent globbing and word splitting.\n\n"
+            "make: *** [Makefile:5: lint] Error 1\n")
+    r = _diagnose(tmp_path, text, _without("shell"))
+    assert r["category"] == "lint"
