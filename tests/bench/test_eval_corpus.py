@@ -54,7 +54,7 @@ def test_scores_a_small_corpus_and_leaves_each_ecosystem_out(tmp_path: Path) -> 
     _case(corpus, "python", "pytest", PYTEST_LOG, "test", ["7", "10-11", "13", "15"])
     _case(corpus, "python", "wrongcat", PYTEST_LOG, "lint", ["15"])
     out = tmp_path / "out.json"
-    assert bench.main(["--corpus", str(corpus), "--no-cidiff", "--loeo", "--json", str(out)]) == 0
+    assert bench.main(["--corpus", str(corpus), "--no-cidiff", "--loeo", "--shipped-locator", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     s = report["corpus"]["summary"]
     assert s["cases"] == 2
