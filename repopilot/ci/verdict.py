@@ -672,13 +672,9 @@ def _say_it(diag: Diagnosis, res: ScanResult, category: str) -> None:
     if not said:
         return
     lines = said[-_SAY_LINES:]
-    diag.error_lines = sorted(lines)
-    diag.texts = {**diag.texts, **{n: texts[n] for n in lines}}
-    host = next((f for f in diag.failures if f.causal), None)
-    if host is not None:
-        host.extra_ranges += [(n, n) for n in lines]
-    diag.decisions.append({"decision": "the check's own words", "lines": lines,
-                           "why": f"no chosen line stated a failure; these say what the {category} check found"})
+    diag.error_lines = []  # they replace the locator's lines, which said nothing of a failure
+    _make_causal(diag, texts, lines, "the check's own words",
+                 f"no chosen line stated a failure; these say what the {category} check found")
 
 
 def _weigh(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis
@@ -723,14 +719,18 @@ def _background(diag: Diagnosis, res: ScanResult) -> tuple[Evidence | None, list
 
 def _add_background(diag: Diagnosis, res: ScanResult, lines: list[int], why: Evidence) -> None:
     """The lines stating the cause become causal (the guideline: a cause printed by a step that went on)."""
-    texts = candidates(res)
+    _make_causal(diag, candidates(res), lines, "cause printed before the failure",
+                 f"{why.category} statements in the job before the failing step's error")
+
+
+def _make_causal(diag: Diagnosis, texts: dict[int, str], lines: list[int], decision: str, why: str) -> None:
+    """`lines` become causal lines of the diagnosis, shown with its first causal failure, and the trace says why."""
     diag.error_lines = sorted(set(diag.error_lines) | set(lines))
     diag.texts = {**diag.texts, **{n: texts[n] for n in lines}}
     host = next((f for f in diag.failures if f.causal), None)
     if host is not None:
         host.extra_ranges += [(n, n) for n in lines]
-    diag.decisions.append({"decision": "cause printed before the failure", "lines": lines,
-                           "why": f"{why.category} statements in the job before the failing step's error"})
+    diag.decisions.append({"decision": decision, "lines": lines, "why": why})
 
 
 def _winner(evidence: list[Evidence], support: dict[str, float], diag: Diagnosis) -> str:
