@@ -186,6 +186,14 @@ class SecretRules:
                 for span in rule.spans(text, low, self.free):
                     yield rule.id, span
 
+    def compile_all(self) -> int:
+        """Compile every rule's regex and allowlist now; returns how many. A run compiles only what its texts
+        need; a wheel's build calls this so that its precompiled patterns (cli/precompiled.py) hold them all."""
+        allows = [a for rule in self.rules for a in rule.allow] + [self.free]
+        patterns = [rule.pattern for rule in self.rules] + [self._detector]
+        patterns += [p for a in allows for p in (*a.regexes, a.stopwords) if p is not None]
+        return len(patterns)
+
     def _keywords_in(self, low: str) -> set[str]:
         # One pass finds the shortest keyword at each position; keywords that extend a found one are then
         # confirmed by substring search (few: `sk` is found, `sk_live` is checked).
