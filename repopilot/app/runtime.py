@@ -42,9 +42,9 @@ def compile_patterns() -> int:
     """Compile every regex a diagnose may meet: the rule catalog's, the verdict's tables and the secret rules';
     returns how many. For a wheel's build (cli/precompiled.py records them); a run compiles what it needs."""
     from ..ci import compile_patterns as catalog_patterns
-    from ..core.secret_rules import default_rules
+    from ..core import active_redactor
 
-    return catalog_patterns() + default_rules().compile_all()
+    return catalog_patterns() + active_redactor().rules.compile_all()
 
 
 def tool_bounds(settings: Settings) -> dict[str, Any]:

@@ -180,7 +180,7 @@ def _diagnose_example() -> None:
 def _compile_the_rest() -> None:
     # What the example does not meet and a bigger log does: the rule catalog's regexes (a 50 MB log compiled 154 of
     # them, about 10 ms) and the secret rules' (those whose keywords its report holds).
-    from ..app.runtime import compile_patterns
+    from ..app import compile_patterns
 
     compile_patterns()
 

@@ -61,7 +61,7 @@ def test_the_memo_holds_the_patterns_a_diagnose_compiles(memo_dir: Path) -> None
 
 
 def test_the_rest_holds_every_catalog_and_secret_pattern(memo_dir: Path) -> None:
-    from repopilot.app.runtime import compile_patterns
+    from repopilot.app import compile_patterns
     from repopilot.ci.catalog import LazyPattern, load_catalog
     from repopilot.ci.prebuild import _rule_patterns
     from repopilot.core.secret_rules import default_rules
