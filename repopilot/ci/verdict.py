@@ -160,6 +160,11 @@ def _task_rx() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((cat, re.compile(rx)) for cat, rx in _TASK)
 
 
+def pattern_tables() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The tables above, compiled (for a wheel's build: ci/prebuild.py)."""
+    return _specific_rx() + _plugin_rx() + _task_rx()
+
+
 _MAKE_TARGET = re.compile(r"make(?:\[\d+\])?: \*\*\* \[(?:[^\]:]*:\d+: )?(?P<target>[^\]]+)\] Error \d+")
 _TRAVIS_CMD = re.compile(r"^The command \"(?P<cmd>.+)\" exited with (?P<code>\d+)")
 _NPM_SCRIPT = re.compile(r"^> (?:[@\w./-]+@[\w.-]+ )?(?P<script>[\w:.-]+)(?: /\S*)?$")
