@@ -6,8 +6,8 @@ only be checked by running an automaton over nearly every byte. Measured on 50 M
 patterns took 30 ms of the catalog's 75 ms scan. Their prefilter drops that generic lead and starts at the first
 literal of three characters or more (`\\.java:\\d+: error: .`), which hyperscan finds with its literal matcher
 and checks only where it occurs. It flags more lines (a `[WARNING] /a/B.java:[3,4] …` line for a trigger that
-wants the path at the line start), so the scanner checks a line flagged only by prefilters against the exact scan
-form before anything else sees it (`Scanner._plan`): what the scan answers is the same as with the exact forms.
+wants the path at the line start): the lines its matches fall on are scanned again with the exact scan forms
+(ci/confirm.py), so what the scan answers is what the exact forms answer.
 
 Only the syntax the scan forms use is read (FORMAT.md, Triggers); anything else leaves the form as it is.
 """
