@@ -81,7 +81,7 @@ if TYPE_CHECKING:
     )
     from .receipts import receipt_lines, receipt_markdown, receipts_of
     from .recurring import list_recurring, prune_history
-    from .runtime import Observer, github_access, tool_bounds
+    from .runtime import Observer, compile_patterns, github_access, tool_bounds
     from .service_settings import ServiceSettings, load_service_settings
     from .settings import Settings, apply_settings, load_settings
 
@@ -113,7 +113,7 @@ __getattr__ = lazy_exports(__name__, {
     "pull_request_fixes": ("ApprovedPullRequest", "CheckoutFailed", "PullRequestHead", "approve_for_pull_request",
                            "fix_pull_request", "pull_request_head"),
     "receipts": ("receipt_lines", "receipt_markdown", "receipts_of"),
-    "runtime": ("Observer", "github_access", "tool_bounds"),
+    "runtime": ("Observer", "compile_patterns", "github_access", "tool_bounds"),
     "service_settings": ("ServiceSettings", "load_service_settings"),
     "settings": ("Settings", "apply_settings", "load_settings"),
 })
@@ -158,6 +158,7 @@ __all__ = [
     "budget_usage",
     "clip",
     "comment_on_pull_request",
+    "compile_patterns",
     "cut_line",
     "diagnose",
     "diagnosed_run_url",

@@ -15,7 +15,7 @@ from .settings import Settings
 if TYPE_CHECKING:  # the messages' models: built only when a model is asked for (`diagnose FILE` needs none)
     from ..core import Model
 
-__all__ = ["Observer", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
+__all__ = ["Observer", "compile_patterns", "github_access", "model_for", "observed", "scanner_for", "tool_bounds"]
 
 # A client's view of a traced run while it goes (the CLI prints the run summary after it): given the recorder
 # and the model, returns a context manager around the run.
@@ -36,6 +36,15 @@ def scanner_for(settings: Settings, *, size: int | None = None) -> Scanner:
     """The scanner for logs of up to `size` bytes (None: unknown), its per-byte passes in C or not as set."""
     use_native(settings.native)
     return default_scanner(None, settings.rules, settings.scanner_cache_dir(), size=size)
+
+
+def compile_patterns() -> int:
+    """Compile every regex a diagnose may meet: the rule catalog's, the verdict's tables and the secret rules';
+    returns how many. For a wheel's build (cli/precompiled.py records them); a run compiles what it needs."""
+    from ..ci import compile_patterns as catalog_patterns
+    from ..core import active_redactor
+
+    return catalog_patterns() + active_redactor().rules.compile_all()
 
 
 def tool_bounds(settings: Settings) -> dict[str, Any]:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .history_records import FailureRow, HistoryRow, Recurring, RunPlace, RunRecord
     from .history_sql import HistorySQL
     from .native import use_native
-    from .prebuild import write_prebuilt
+    from .prebuild import compile_patterns, write_prebuilt
     from .render import LINE_CHARS, RENDERERS, Renderer, clip, cut_line, render_markdown, split_lines
     from .report import DiagnosisReport, Evidence, ReportFailure, ReportLine, SeenBefore, read_report, report_schema
     from .run_facts import RunFacts, gather_run_facts
@@ -53,7 +53,7 @@ __getattr__ = lazy_exports(__name__, {
     "github_api": ("GitHubClient",),
     "history_records": ("FailureRow", "HistoryRow", "Recurring", "RunPlace", "RunRecord"),
     "history_sql": ("HistorySQL",),
-    "prebuild": ("write_prebuilt",),
+    "prebuild": ("compile_patterns", "write_prebuilt"),
     "render": ("LINE_CHARS", "RENDERERS", "Renderer", "clip", "cut_line", "render_markdown", "split_lines"),
     "report": ("DiagnosisReport", "Evidence", "ReportFailure", "ReportLine", "SeenBefore", "read_report",
                "report_schema"),
@@ -98,6 +98,7 @@ __all__ = [
     "SeenBefore",
     "attribute_report",
     "clip",
+    "compile_patterns",
     "cut_line",
     "default_scanner",
     "diagnose_input",

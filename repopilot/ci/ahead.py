@@ -45,9 +45,9 @@ _READY_WAIT = 0.0
 _HEADER = struct.Struct("<qq")  # a piece's cleaned size, its packed matches' size
 _OFFSET = struct.Struct("<q")  # where the helper starts: bytes from where this process began reading
 _READY = b"R"
-# The helper: a database and where to start on stdin, records on stdout. Only what it needs is imported (not
-# `site`: the paths are given, RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB
-# of its own.
+# The helper: the databases (ci/confirm.py's payload) and where to start on stdin, records on stdout. Only what it
+# needs is imported (not `site`: the paths are given, RepoPilot's first), so it starts in a few tens of milliseconds
+# and holds about 10 MB of its own.
 _HELPER = """
 import struct, sys, types
 sys.path[:0] = sys.argv[4:]
@@ -56,19 +56,19 @@ for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without 
     package.__path__ = [sys.argv[4] + "/" + name.replace(".", "/")]
 import hyperscan
 from repopilot.ci import _native
+from repopilot.ci.confirm import load
 from repopilot.ci.pieces import located_pieces
 header, offset = struct.Struct("<qq"), struct.Struct("<q")
 fin, out = sys.stdin.buffer, sys.stdout.buffer
-db = hyperscan.loadb(fin.read(int(sys.argv[3])), hyperscan.HS_MODE_BLOCK)
-scratch = hyperscan.Scratch(db)
+databases = load(fin.read(int(sys.argv[3])), hyperscan)
+scratches = databases.scratches()
 out.write(b"R"); out.flush()
 (start,) = offset.unpack(fin.read(offset.size))
 class Count: size = 0
 with open(sys.argv[1], "rb") as fh:
     fh.seek(start)
     for k, (cleaned, _) in enumerate(located_pieces(fh, int(sys.argv[2]), Count())):
-        found = _native.Matches()
-        db.scan(cleaned, match_event_handler=found, scratch=scratch)
+        found = databases.scan(cleaned, scratches, _native)
         packed = _native.pack_located(cleaned, found)
         out.write(header.pack(len(cleaned), len(packed)) + packed); out.flush()
         if k % 16 == 15:

@@ -18,6 +18,7 @@ from typing import Any, get_args
 from .. import __version__
 from ..core import ConfigError
 from .cache import cache_key, read_bundled, read_entry, write_entry
+from .prefilter import prefilter
 from .report import Category
 
 # The package's own data files, read from the installed package (a wheel or a checkout: both are files on disk;
@@ -195,9 +196,14 @@ class Catalog:
     # made and kept with it in the cache (a pickle restores it without running __post_init__), not by every start
     # of the scanner (a few hundred patterns read character by character).
     scan_forms: tuple[tuple[str, ...], ...] = field(init=False, compare=False, repr=False)
+    # Beside each scan form, the cheaper superset hyperscan scans in its place (ci/prefilter.py), or None: the scan
+    # form itself. Kept in the cache with the scan forms.
+    prefilters: tuple[tuple[str | None, ...], ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scan_forms", tuple(rule.scan_patterns for rule in self.rules))
+        object.__setattr__(self, "prefilters", tuple(tuple(prefilter(f, SCAN_LINE_START) for f in forms)
+                                                     for forms in self.scan_forms))
 
     def by_id(self, rule_id: str) -> Rule:
         for rule in self.rules:

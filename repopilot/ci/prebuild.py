@@ -7,14 +7,16 @@ user's own rules), the first run does the work and caches it, as it always did."
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
-from .catalog import load_catalog
+from .catalog import LazyPattern, Pattern, Rule, load_catalog
 from .scanner import Scanner, hyperscan_available
+from .verdict import pattern_tables
 
-__all__ = ["write_prebuilt"]
+__all__ = ["compile_patterns", "write_prebuilt"]
 
 
 def write_prebuilt(into: Path) -> list[str]:
@@ -30,3 +32,19 @@ def write_prebuilt(into: Path) -> list[str]:
         for name in names:
             shutil.copyfile(cache / name, into / name)
     return names
+
+
+def compile_patterns() -> int:
+    """Compile every regex of the bundled catalog (triggers, excludes, blocks, fields) and the verdict's tables;
+    returns how many. A run compiles a rule's regexes when a line first needs them (a big log meets a hundred or
+    more); a wheel's build calls this so that its precompiled patterns (cli/precompiled.py) hold them all."""
+    compiled = [p.compiled() if isinstance(p, LazyPattern) else p
+                for rule in load_catalog().rules for p in _rule_patterns(rule)]
+    return len(compiled) + len(pattern_tables())
+
+
+def _rule_patterns(rule: Rule) -> list[Pattern]:
+    block = rule.block
+    found = [*rule.triggers, rule.exclude, rule.next_line, *(f.pattern for f in rule.fields_from),
+             block.up_while, block.up_until, block.down_while, block.down_until]
+    return [p for p in found if isinstance(p, LazyPattern | re.Pattern)]

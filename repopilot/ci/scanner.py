@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..core import ConfigError
-from . import native
+from . import confirm, native
 from .ahead import Packed, reopenable, scanned_ahead
 from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
@@ -215,19 +215,19 @@ class _ReEngine(_Engine):
         return out
 
 
-def _load_database(hyperscan: Any, directory: Path | None, name: str) -> Any:
-    """The cached database (else the one the wheel carries), or None when there is none or it cannot be used
+def _load_database(hyperscan: Any, directory: Path | None, name: str) -> confirm.Prefiltered | None:
+    """The cached databases (else the ones the wheel carries), or None when there are none or they cannot be used
     (hyperscan checks the format and the platform, here and when a scratch space is made for it: a database
     built on a machine with other CPU features is refused; anything refused is compiled again)."""
     data = (read_entry(directory, name) if directory is not None else None) or read_bundled(name)
     if data is None:
         return None
     try:
-        db = hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK)
-        hyperscan.Scratch(db)
+        loaded = confirm.load(data, hyperscan)
+        loaded.scratches()
     except (hyperscan.error, TypeError, ValueError):
         return None
-    return db
+    return loaded
 
 
 def _machine() -> str:
@@ -240,81 +240,94 @@ def _machine() -> str:
     return platform.machine()
 
 
-def _database_name(hyperscan: Any, patterns: list[tuple[bytes, bool]]) -> str:
+# What hyperscan compiles: each pattern with its case flag, and the exact scan forms of the patterns given as
+# prefilters (pattern id -> form and case flag).
+_Patterns = list[tuple[bytes, bool]]
+_Exact = dict[int, tuple[bytes, bool]]
+
+
+def _database_name(hyperscan: Any, patterns: _Patterns, exact: _Exact) -> str:
     # Keyed by everything that goes into it: a database of another version, machine or catalog is never read.
     version = getattr(hyperscan, "__version__", "")
-    return f"hyperscan-{cache_key(version, _machine(), repr(patterns))}.db"
+    return f"hyperscan-{cache_key(version, _machine(), repr(patterns), repr(sorted(exact.items())))}.db"
 
 
-def hyperscan_cached(patterns: list[tuple[bytes, bool]], cache_dir: Path | None) -> bool:
+def hyperscan_cached(patterns: _Patterns, cache_dir: Path | None, exact: _Exact | None = None) -> bool:
     """Whether a compiled database for `patterns` is in `cache_dir` or the wheel (and hyperscan is installed)."""
     try:
         import hyperscan
     except ImportError:
         return False
-    return has_entry(cache_dir, _database_name(hyperscan, patterns))
+    return has_entry(cache_dir, _database_name(hyperscan, patterns, exact or {}))
+
+
+def _compiled(hyperscan: Any, patterns: list[tuple[int, bytes, bool]]) -> Any:
+    """A block-mode database of (pattern id, pattern, case flag)."""
+    flags = [hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if ci else 0) for _, _, ci in patterns]
+    db = hyperscan.Database()
+    try:
+        db.compile(expressions=[p for _, p, _ in patterns], ids=[i for i, _, _ in patterns],
+                   elements=len(patterns), flags=flags)
+    except hyperscan.error as exc:
+        raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
+                          "Triggers)") from None
+    return db
 
 
 class _HyperscanEngine(_Engine):
+    """The catalog's patterns in one database, prefilters in place of the scan forms `exact` names, whose matches
+    a second database of those forms confirms (ci/confirm.py)."""
+
     name = "hyperscan"
 
-    def __init__(self, patterns: list[tuple[bytes, bool]], cache_dir: Path | None) -> None:
+    def __init__(self, patterns: _Patterns, cache_dir: Path | None, exact: _Exact | None = None) -> None:
         import hyperscan
 
         self._hs = hyperscan
-        flags = [hyperscan.HS_FLAG_MULTILINE | (hyperscan.HS_FLAG_CASELESS if ci else 0) for _, ci in patterns]
+        exact = exact or {}
         # Compiling the catalog takes ~0.3 s, a hundred times the scan of an ordinary log, so the compiled
-        # database is kept in the user's cache.
-        name = _database_name(hyperscan, patterns)
-        db = _load_database(hyperscan, cache_dir, name)
-        if db is None:
-            db = hyperscan.Database()
-            try:
-                db.compile(expressions=[p for p, _ in patterns], ids=list(range(len(patterns))),
-                           elements=len(patterns), flags=flags)
-            except hyperscan.error as exc:
-                raise ConfigError(f"a rule's trigger cannot be scanned by hyperscan: {exc} (see rules/FORMAT.md, "
-                                  "Triggers)") from None
+        # databases are kept in the user's cache.
+        name = _database_name(hyperscan, patterns, exact)
+        loaded = _load_database(hyperscan, cache_dir, name)
+        if loaded is None:
+            mask = bytes(pid in exact for pid in range(len(patterns)))
+            db = _compiled(hyperscan, [(i, p, ci) for i, (p, ci) in enumerate(patterns)])
+            exact_db = _compiled(hyperscan, [(i, p, ci) for i, (p, ci) in sorted(exact.items())]) if exact else None
+            loaded = confirm.Prefiltered(hyperscan, db, exact_db, mask)
             if cache_dir is not None:
                 with contextlib.suppress(hyperscan.error):
-                    write_entry(cache_dir, name, hyperscan.dumpb(db))
-        self._db = db
-        self._scratch = hyperscan.Scratch(self._db)
+                    write_entry(cache_dir, name, self._payload(loaded))
+        self._prefiltered = loaded
+        self._db = loaded.database
+        self._scratches = loaded.scratches()
+        self._scratch = self._scratches[0]
         # A scratch space serves one scan at a time: a process scanning in several threads (the service's worker
-        # runs jobs side by side with one cached scanner) gives each thread its own clone.
+        # runs jobs side by side with one cached scanner) gives each thread its own clones.
         self._local = threading.local()
         self._owner = threading.get_ident()
 
-    def _thread_scratch(self) -> Any:
+    def _payload(self, loaded: confirm.Prefiltered) -> bytes:
+        dumpb = self._hs.dumpb
+        exact = dumpb(loaded.exact) if loaded.exact is not None else b""
+        return confirm.pack(dumpb(loaded.database), exact, loaded.mask)
+
+    def _thread_scratches(self) -> tuple[Any, Any | None]:
         if threading.get_ident() == self._owner:
-            return self._scratch
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = self._scratch.clone()
-        return scratch
+            return self._scratches
+        scratches = getattr(self._local, "scratches", None)
+        if scratches is None:
+            main, exact = self._scratches
+            scratches = self._local.scratches = (main.clone(), exact.clone() if exact is not None else None)
+        return scratches
 
     def scan(self, data: bytes) -> native.Found:
-        return self._scan(data, self._thread_scratch())
+        # With the extension, its collector is the callback: a match costs a C call, no Python frame or tuple (a
+        # 500 MB Maven log has half a million, most of them on passing test classes).
+        found: native.Found = self._prefiltered.scan(data, self._thread_scratches(), native.NATIVE)
+        return found
 
     def serialized(self) -> bytes | None:
-        return self._hs.dumpb(self._db)
-
-    def _scan(self, data: bytes, scratch: Any) -> native.Found:
-        c = native.NATIVE
-        if c is not None:
-            # The extension's collector as the callback: a match costs a C call, no Python frame or tuple (a 500 MB
-            # Maven log has half a million, most of them on passing test classes).
-            found = c.Matches()
-            self._db.scan(data, match_event_handler=found, scratch=scratch)
-            return found  # type: ignore[no-any-return]
-        out: list[tuple[int, int]] = []
-        append = out.append
-
-        def on_match(pid: int, start: int, end: int, flags: int, context: Any) -> None:
-            append((end, pid))
-
-        self._db.scan(data, match_event_handler=on_match, scratch=scratch)
-        return out
+        return self._payload(self._prefiltered)
 
 
 # How shells and CI systems echo a command: GitLab/plain `$ cmd`, `set -x`/Jenkins `+ cmd`, Travis
@@ -345,6 +358,26 @@ def _last_commands(window: Window) -> list[Marker]:
     return [found[n] for n in sorted(found)]
 
 
+def _patterns(catalog: Catalog) -> tuple[list[tuple[str, int | str]], list[tuple[bytes, bool]],
+                                         list[tuple[bytes, bool]]]:
+    """Each pattern's target (("rule", rule index) or ("struct", name)), the scan forms with their case flag, and
+    the same with each rule's prefilter in place of its scan form where it has one (what hyperscan scans)."""
+    targets: list[tuple[str, int | str]] = []
+    exact: list[tuple[bytes, bool]] = []
+    prefiltered: list[tuple[bytes, bool]] = []
+    rows = zip(catalog.rules, catalog.scan_forms, catalog.prefilters, strict=True)
+    for i, (rule, forms, prefilters) in enumerate(rows):
+        for form, pre in zip(forms, prefilters, strict=True):
+            exact.append((form.encode("utf-8"), rule.ignore_case))
+            prefiltered.append(((pre or form).encode("utf-8"), rule.ignore_case))
+            targets.append(("rule", i))
+    for name, pat in _STRUCTURE.items():
+        exact.append((pat.encode("utf-8"), False))
+        prefiltered.append((pat.encode("utf-8"), False))
+        targets.append(("struct", name))
+    return targets, exact, prefiltered
+
+
 class Scanner:
     """Compiled once per catalog; `scan()` may be called for many logs."""
 
@@ -357,22 +390,18 @@ class Scanner:
         self.catalog = catalog
         self.chunk_size = chunk_size
         # Pattern id -> ("rule", rule index) or ("struct", name).
-        self._targets: list[tuple[str, int | str]] = []
-        patterns: list[tuple[bytes, bool]] = []
-        for i, (rule, forms) in enumerate(zip(catalog.rules, catalog.scan_forms, strict=True)):
-            for form in forms:
-                patterns.append((form.encode("utf-8"), rule.ignore_case))
-                self._targets.append(("rule", i))
-        for name, pat in _STRUCTURE.items():
-            patterns.append((pat.encode("utf-8"), False))
-            self._targets.append(("struct", name))
+        self._targets, patterns, prefiltered = _patterns(catalog)
         # The same as tables a flagged line reads (rule index or -1; structure name or "").
         self._rule_of = [int(what) if kind == "rule" else -1 for kind, what in self._targets]
         self._struct_of = [str(what) if kind == "struct" else "" for kind, what in self._targets]
         self._plans: dict[frozenset[int], _Plan] = {}
-        use_hs = engine == "hyperscan" or (engine is None and hyperscan_available()
-                                           and (compile_hyperscan or hyperscan_cached(patterns, cache_dir)))
-        self.engine: _Engine = _HyperscanEngine(patterns, cache_dir) if use_hs else _ReEngine(patterns)
+        # Hyperscan scans a prefilter in place of a scan form it would follow through every line's first word
+        # (ci/prefilter.py) and confirms its matches with the exact form (ci/confirm.py); Python `re` scans the
+        # exact forms (it has no literal matcher to gain from a prefilter).
+        exact = {pid: form for pid, (form, pre) in enumerate(zip(patterns, prefiltered, strict=True)) if form != pre}
+        use_hs = engine == "hyperscan" or (engine is None and hyperscan_available() and (
+            compile_hyperscan or hyperscan_cached(prefiltered, cache_dir, exact)))
+        self.engine: _Engine = _HyperscanEngine(prefiltered, cache_dir, exact) if use_hs else _ReEngine(patterns)
         # The keyword fallback only matters near where the job failed: it is scanned at the end, over the
         # chunks still in memory, not over the whole log.
         kw = [(KEYWORDS.encode(), True)]

@@ -29,6 +29,13 @@ _LEADING_NAME = "(?i)[\\w.-]{0,50}?"
 _CONTEXT = 50
 # A found credential shorter than this is not searched for elsewhere (it could be an ordinary word).
 _MIN_FOUND = 8
+# A text shorter than this is not searched: no credential the rules know is this short.
+_SHORTEST = 8
+# What `SecretRules.redact` remembers: texts up to _MEMO_TEXT characters, at most _MEMO_CHARS of them in all (oldest
+# out first). A diagnosis quotes the same log lines in its failures, error lines and excerpt, and the report is
+# redacted again when the trace records it: at 50 MB about 2,500 strings pass, 355 of them different.
+_MEMO_TEXT = 16 * 1024
+_MEMO_CHARS = 4 * 1024 * 1024
 
 
 def shannon_entropy(text: str) -> float:
@@ -145,6 +152,10 @@ class SecretRules:
         self._longer: dict[str, list[str]] = {}
         self._detector = re.compile("(?=(" + _trie(keywords) + "))") if keywords else re.compile("(?!)")
         self._always = "" in self._by_keyword
+        # (mask, text) -> what `redact` returned: it depends on nothing else (the rules are fixed, their caches
+        # only save work), so a text seen again is answered without a search and exactly as before.
+        self._memo: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
+        self._memo_chars = 0
 
     def find(self, text: str) -> list[tuple[int, int]]:
         """The spans of `text` that hold a credential, sorted and merged."""
@@ -159,7 +170,7 @@ class SecretRules:
 
     def hits(self, text: str) -> Iterator[tuple[str, tuple[int, int]]]:
         """Each rule that fired on `text`, with the span of the credential it found (for measuring)."""
-        if len(text) < 8:
+        if len(text) < _SHORTEST:
             return
         low = text.lower()
         present = self._keywords_in(low)
@@ -176,6 +187,14 @@ class SecretRules:
                     continue
                 for span in rule.spans(text, low, self.free):
                     yield rule.id, span
+
+    def compile_all(self) -> int:
+        """Compile every rule's regex and allowlist now; returns how many. A run compiles only what its texts
+        need; a wheel's build calls this so that its precompiled patterns (cli/precompiled.py) hold them all."""
+        allows = [a for rule in self.rules for a in rule.allow] + [self.free]
+        patterns = [rule.pattern for rule in self.rules] + [self._detector]
+        patterns += [p for a in allows for p in (*a.regexes, a.stopwords) if p is not None]
+        return len(patterns)
 
     def _keywords_in(self, low: str) -> set[str]:
         # One pass finds the shortest keyword at each position; keywords that extend a found one are then
@@ -195,6 +214,23 @@ class SecretRules:
     def redact(self, text: str, mask: str) -> tuple[str, list[str]]:
         """`text` with every credential replaced by `mask`, and the credentials found. A value found once is
         replaced wherever else it occurs in the text too (`echo TOKEN | docker login … # password: TOKEN`)."""
+        if len(text) < _SHORTEST:
+            return text, []  # what `hits` finds in it: nothing
+        if len(text) > _MEMO_TEXT:
+            return self._redact(text, mask)
+        key = (mask, text)
+        known = self._memo.get(key)
+        if known is None:
+            out, found = self._redact(text, mask)
+            known = self._memo[key] = (out, tuple(found))
+            self._memo_chars += len(text)
+            while self._memo_chars > _MEMO_CHARS and self._memo:
+                oldest = next(iter(self._memo))
+                if self._memo.pop(oldest, None) is not None:  # None: another thread took it out
+                    self._memo_chars -= len(oldest[1])
+        return known[0], list(known[1])
+
+    def _redact(self, text: str, mask: str) -> tuple[str, list[str]]:
         spans = self.find(text)
         if not spans:
             return text, []

@@ -174,6 +174,18 @@ def _facts(res: ScanResult) -> dict[str, object]:
 
 
 @needs_c
+def test_matches_take_hands_over_the_masked_pattern_ids_and_keeps_the_rest_in_order() -> None:
+    from repopilot.ci import _native
+
+    found = _native.Matches()
+    for pid, end in [(1, 5), (2, 7), (1, 9), (7, 11), (3, 12)]:
+        found(pid, 0, end)
+    assert found.take(bytes([0, 1, 0, 0])) == [(5, 1), (9, 1)]  # a pattern id past the mask is not taken
+    assert found.pairs() == [(7, 2), (11, 7), (12, 3)]
+    assert found.take(b"") == [] and len(found) == 3
+
+
+@needs_c
 @pytest.mark.parametrize("engine", ["hyperscan", "re"])
 def test_a_scan_finds_the_same_with_and_without_the_extension(engine: str) -> None:
     if engine == "hyperscan" and not hyperscan_available():

@@ -30,7 +30,8 @@ def memo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env.pop("REPOPILOT_MODEL", None)
     subprocess.run([sys.executable, "-m", "repopilot.cli.precompiled", str(tmp / "prebuilt")], env=env, cwd=tmp,
                    check=True, capture_output=True, timeout=600)
-    assert [p.name for p in (tmp / "prebuilt").iterdir()] == [cp.memo_name()]
+    names = sorted(p.name for p in (tmp / "prebuilt").iterdir())
+    assert names == sorted([cp.memo_name(), Path(cp.rest_name(cp.memo_name())).name])
     return tmp / "prebuilt"
 
 
@@ -43,6 +44,12 @@ def _patterns(directory: Path) -> cp.Patterns:
     return _memo(directory)[0]
 
 
+def _rest(directory: Path) -> cp.Patterns:
+    """The patterns read when a run first lacks one (the catalog's and the secret rules')."""
+    rest: cp.Patterns = marshal.loads(Path(cp.rest_name(str(directory / cp.memo_name()))).read_bytes())
+    return rest
+
+
 def test_the_memo_holds_the_patterns_a_diagnose_compiles(memo_dir: Path) -> None:
     patterns = {p for p, _ in _patterns(memo_dir)}
     from repopilot.ci.verdict import _TEST_SUMMARY
@@ -53,10 +60,26 @@ def test_the_memo_holds_the_patterns_a_diagnose_compiles(memo_dir: Path) -> None
     assert len(patterns) > 100
 
 
+def test_the_rest_holds_every_catalog_and_secret_pattern(memo_dir: Path) -> None:
+    from repopilot.app import compile_patterns
+    from repopilot.ci.catalog import LazyPattern, load_catalog
+    from repopilot.ci.prebuild import _rule_patterns
+    from repopilot.core.secret_rules import default_rules
+
+    held, rest = _patterns(memo_dir), _rest(memo_dir)
+    assert rest and not held.keys() & rest.keys()  # only what the example's diagnose did not compile
+    every = {(p.pattern, p.flags) for r in load_catalog().rules for p in _rule_patterns(r)
+             if isinstance(p, LazyPattern)}
+    every |= {(r.regex, 0) for r in default_rules().rules}
+    assert len(every) > 500 and every <= held.keys() | rest.keys(), sorted(every - held.keys() - rest.keys())[:3]
+    assert compile_patterns() > 600
+
+
 def test_each_pattern_held_matches_as_re_compiles_it(memo_dir: Path) -> None:
     text = LOG.read_text()
     data = text.encode()
-    for (pattern, flags), (cflags, code, groups, groupindex, indexgroup) in _patterns(memo_dir).items():
+    for (pattern, flags), (cflags, code, groups, groupindex, indexgroup) in (_patterns(memo_dir)
+                                                                              | _rest(memo_dir)).items():
         ours = cp._sre.compile(pattern, cflags, memoryview(code).cast(cp._CODE).tolist(), groups, groupindex,
                                indexgroup)
         theirs = re.compile(pattern, flags)
@@ -122,11 +145,46 @@ print(installed, parsed, hasattr(dataclasses, "exec"))
 """
 
 
-def test_only_patterns_held_are_taken_from_it(memo_dir: Path) -> None:
-    pattern, flags = next((p, f) for p, f in _patterns(memo_dir) if isinstance(p, str))
+@pytest.mark.parametrize("part", ["held", "rest"])
+def test_only_patterns_held_are_taken_from_it(memo_dir: Path, part: str) -> None:
+    patterns = _patterns(memo_dir) if part == "held" else _rest(memo_dir)
+    pattern, flags = next((p, f) for p, f in patterns if isinstance(p, str) and "\x00" not in p)
     out = subprocess.run([sys.executable, "-c", _PROBE, str(memo_dir), pattern, str(flags)], capture_output=True,
                          text=True, check=True, timeout=60).stdout
     assert out.strip() == "True ['never (?P<seen>before)'] True"
+
+
+_UNREAD = """
+import marshal, sys
+from repopilot.cli import precompiled as cp
+loads = marshal.loads
+read = []
+marshal.loads = lambda data: (read.append(len(data)), loads(data))[1]
+cp.install(sys.argv[1])
+import re
+re.compile(sys.argv[2], int(sys.argv[3]))
+print(len(read))
+re.compile("never (?P<seen>before)")
+print(len(read))
+"""
+
+
+def test_the_rest_is_read_only_when_a_pattern_is_missing(memo_dir: Path) -> None:
+    pattern, flags = next((p, f) for p, f in _patterns(memo_dir) if isinstance(p, str) and "\x00" not in p)
+    out = subprocess.run([sys.executable, "-c", _UNREAD, str(memo_dir), pattern, str(flags)], capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    assert out.split() == ["1", "2"]  # the file at install; the rest at the first pattern the file lacks
+
+
+def test_a_missing_or_damaged_rest_leaves_the_rest_to_re(memo_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / cp.memo_name()).write_bytes((memo_dir / cp.memo_name()).read_bytes())
+    pattern, flags = next((p, f) for p, f in _rest(memo_dir) if isinstance(p, str) and "\x00" not in p)
+    for rest in (None, b"\x00 not marshal", marshal.dumps(["a list"])):
+        if rest is not None:
+            Path(cp.rest_name(str(tmp_path / cp.memo_name()))).write_bytes(rest)
+        out = subprocess.run([sys.executable, "-c", _PROBE, str(tmp_path), pattern, str(flags)],
+                             capture_output=True, text=True, check=True, timeout=60).stdout
+        assert out.strip() == f"True [{pattern!r}, 'never (?P<seen>before)'] True"
 
 
 @pytest.mark.parametrize("content", [None, b"\x00 not marshal", marshal.dumps(["a list"]), marshal.dumps(({}, []))])
@@ -141,6 +199,7 @@ def test_no_file_or_a_damaged_one_leaves_re_as_it_is(tmp_path: Path, content: by
 def test_the_console_script_installs_them_before_it_loads_the_cli(memo_dir: Path, tmp_path: Path) -> None:
     code = ("import re, sys\nfrom repopilot.cli import precompiled as cp\ncp.PREBUILT = sys.argv[1]\n"
             "original = re._compiler.compile\nimport repopilot.cli as cli\nsys.argv = ['repopilot', '--version']\n"
+            "cli.leave = sys.exit\n"
             "try:\n    cli.run()\nexcept SystemExit:\n    pass\n"
             "print(re._compiler.compile is not original, 'repopilot.cli.main' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(memo_dir)], capture_output=True, text=True, check=True,
