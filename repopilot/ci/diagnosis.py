@@ -577,22 +577,25 @@ def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) 
     failure seen again: its lines and missing fields join the better-ranked one."""
     kept: list[Failure] = []
     # A big log has thousands of failures: each is compared with the kept ones of its category only, their
-    # ranges computed once per change.
+    # ranges computed once per change, and a range is looked into only when the line is between the first and
+    # the last line of all of them (the bounds: a cheap test that most pairs fail).
     by_category: dict[str, list[Failure]] = {}
-    spans: dict[int, list[tuple[int, int]]] = {}
+    spans: dict[int, tuple[list[tuple[int, int]], int, int]] = {}
     for f in ranked:
         own = f.ranges()
+        line = f.trigger
+        _, low, high = own_bounds = _bounded(own)
         host = next((k for k in by_category.get(f.category, ()) if k.rule != f.rule and (
             (k.test is not None and k.test == f.test)
-            or any(a <= f.trigger <= b for a, b in spans[id(k)])
-            or any(a <= k.trigger <= b for a, b in own))), None)
+            or (spans[id(k)][1] <= line <= spans[id(k)][2] and any(a <= line <= b for a, b in spans[id(k)][0]))
+            or (low <= k.trigger <= high and any(a <= k.trigger <= b for a, b in own)))), None)
         if host is None:
             kept.append(f)
             by_category.setdefault(f.category, []).append(f)
-            spans[id(f)] = own
+            spans[id(f)] = own_bounds
             continue
         host.extra_ranges += own
-        spans[id(host)] = host.ranges()
+        spans[id(host)] = _bounded(host.ranges())
         host.more_ranges += f.more_ranges
         for name in ("file", "line", "column", "test", "package"):
             if getattr(host, name) is None:
@@ -600,6 +603,13 @@ def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) 
         decisions.append({"rule": f.rule, "line": f.trigger, "decision": "merged",
                           "why": f"the same failure as {host.rule} at line {host.trigger}"})
     return kept
+
+
+def _bounded(ranges: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int, int]:
+    """`ranges` with the first line of any and the last line of any (1, 0 when there are none: nothing is in)."""
+    if not ranges:
+        return ranges, 1, 0
+    return ranges, min(a for a, _ in ranges), max(b for _, b in ranges)
 
 
 _NAME = re.compile(r"\b[A-Za-z_][\w$]*\([\w.$]+\)")  # JUnit's `method(pkg.Class)`

@@ -134,6 +134,17 @@ class Redactor:
     def value(self, value: Any) -> Any:
         """Redact strings anywhere inside JSON-like data (dicts, lists, tuples) and dataclass records (copied, as
         their type); other values pass through."""
+        # The exact types first, as a report and a trace record are made of: one test each instead of the chain
+        # below (a 50 MB log's report holds about 6,000 values).
+        kind = type(value)
+        if kind is str:
+            return self.text(value)
+        if kind is dict:
+            return {k: self.value(v) for k, v in value.items()}
+        if kind is list:
+            return [self.value(v) for v in value]
+        if kind in _PLAIN:
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
@@ -143,13 +154,24 @@ class Redactor:
         if isinstance(value, tuple):
             return tuple(self.value(v) for v in value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return dataclasses.replace(value, **{f.name: self.value(getattr(value, f.name))
-                                                 for f in dataclasses.fields(value) if f.init})
+            return dataclasses.replace(value, **{name: self.value(getattr(value, name)) for name in _init_fields(kind)})
         return value
 
     def record(self, record: R) -> R:
         """A copy of `record` (a dataclass, such as a diagnosis report) with every string inside it redacted."""
         return cast(R, self.value(record))
+
+
+_PLAIN = frozenset({int, float, bool, type(None)})
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _init_fields(kind: type) -> tuple[str, ...]:
+    """The names of a dataclass's fields set by its `__init__`, worked out once per class."""
+    names = _INIT_FIELDS.get(kind)
+    if names is None:
+        names = _INIT_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if f.init)
+    return names
 
 
 # The process-wide redactor: shapes only until the program's edge installs one that knows the secrets.

@@ -29,6 +29,8 @@ _LEADING_NAME = "(?i)[\\w.-]{0,50}?"
 _CONTEXT = 50
 # A found credential shorter than this is not searched for elsewhere (it could be an ordinary word).
 _MIN_FOUND = 8
+# A text shorter than this is not searched: no credential the rules know is this short.
+_SHORTEST = 8
 # What `SecretRules.redact` remembers: texts up to _MEMO_TEXT characters, at most _MEMO_CHARS of them in all (oldest
 # out first). A diagnosis quotes the same log lines in its failures, error lines and excerpt, and the report is
 # redacted again when the trace records it: at 50 MB about 2,500 strings pass, 355 of them different.
@@ -168,7 +170,7 @@ class SecretRules:
 
     def hits(self, text: str) -> Iterator[tuple[str, tuple[int, int]]]:
         """Each rule that fired on `text`, with the span of the credential it found (for measuring)."""
-        if len(text) < 8:
+        if len(text) < _SHORTEST:
             return
         low = text.lower()
         present = self._keywords_in(low)
@@ -212,6 +214,8 @@ class SecretRules:
     def redact(self, text: str, mask: str) -> tuple[str, list[str]]:
         """`text` with every credential replaced by `mask`, and the credentials found. A value found once is
         replaced wherever else it occurs in the text too (`echo TOKEN | docker login … # password: TOKEN`)."""
+        if len(text) < _SHORTEST:
+            return text, []  # what `hits` finds in it: nothing
         if len(text) > _MEMO_TEXT:
             return self._redact(text, mask)
         key = (mask, text)

@@ -199,6 +199,7 @@ def test_no_file_or_a_damaged_one_leaves_re_as_it_is(tmp_path: Path, content: by
 def test_the_console_script_installs_them_before_it_loads_the_cli(memo_dir: Path, tmp_path: Path) -> None:
     code = ("import re, sys\nfrom repopilot.cli import precompiled as cp\ncp.PREBUILT = sys.argv[1]\n"
             "original = re._compiler.compile\nimport repopilot.cli as cli\nsys.argv = ['repopilot', '--version']\n"
+            "cli.leave = sys.exit\n"
             "try:\n    cli.run()\nexcept SystemExit:\n    pass\n"
             "print(re._compiler.compile is not original, 'repopilot.cli.main' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(memo_dir)], capture_output=True, text=True, check=True,

@@ -100,3 +100,18 @@ def test_one_sanitiser_in_the_code() -> None:
     assert naming == {"core/sanitize.py", "ci/lines.py"}, naming
     markup = {name for name, text in sources.items() if "rich.markup" in text}
     assert markup == {"cli/console.py"}, markup
+
+
+def test_every_character_of_the_class_is_unprintable() -> None:
+    # json_visible trusts a text `str.isprintable` passes (newlines aside) to hold none of the class.
+    from repopilot.core.sanitize import UNSAFE, json_visible
+
+    unsafe = [chr(c) for c in range(0x110000) if UNSAFE.match(chr(c))]
+    assert len(unsafe) > 2000
+    assert not any(ch.isprintable() for ch in unsafe)
+    for ch in unsafe:
+        text = '{\n "a": "x' + ch + 'y"\n}'
+        assert json_visible(text) != text, hex(ord(ch))
+    printable = '{\n "a": "caf\u00e9 \u2713 \u4e2d"\n}'
+    assert json_visible(printable) is printable
+
