@@ -61,7 +61,8 @@ class Prefiltered:
             found = native.Matches()
             self.database.scan(data, match_event_handler=found, scratch=scratches[0])
             if self.exact is not None:
-                self._confirm(data, found.take(self.mask), found, scratches[1])
+                joined, starts, offsets = found.take_lines(data, self.mask)
+                self._rescan(joined, starts, offsets, found, scratches[1])
             return found
         out: list[tuple[int, int]] = []
         append = out.append
@@ -75,39 +76,47 @@ class Prefiltered:
         mask = self.mask
         taken = [m for m in out if m[1] < len(mask) and mask[m[1]]]
         kept = [m for m in out if not (m[1] < len(mask) and mask[m[1]])]
-        self._confirm(data, taken, lambda pid, start, end, flags, context: kept.append((end, pid)), scratches[1])
+        joined, starts, offsets = _lines(data, taken)
+        self._rescan(joined, starts, offsets, lambda pid, start, end, flags, context: kept.append((end, pid)),
+                     scratches[1])
         return kept
 
-    def _confirm(self, data: bytes, taken: list[tuple[int, int]], report: Callable[..., Any], scratch: Any) -> None:
-        """Scan the lines `taken` (prefilter matches) fall on with the exact forms; `report` what they find there,
-        with its end offset in `data` (as hyperscan's callback: id, from, to, flags, context)."""
+    def _rescan(self, joined: bytes, starts: list[int], offsets: list[int], report: Callable[..., Any],
+                scratch: Any) -> None:
+        """Scan the gathered lines (`joined`; each starts at `offsets[k]` there and `starts[k]` in the piece) with
+        the exact forms; `report` what they find, with its end offset in the piece (as hyperscan's callback: id,
+        from, to, flags, context)."""
         exact = self.exact
-        if not taken or exact is None:
+        if not starts or exact is None:
             return
-        starts: list[int] = []  # where each gathered line starts in `data`
-        parts: list[bytes] = []
-        rfind, find = data.rfind, data.find
-        last = -1
-        for end, _ in taken:  # by end offset: the matches of one line come together
-            at = end - 1 if end else 0
-            start = rfind(b"\n", 0, at) + 1
-            if start == last:
-                continue
-            stop = find(b"\n", at)
-            parts.append(data[start:stop if stop >= 0 else len(data)])
-            starts.append(start)
-            last = start
-        offsets: list[int] = []  # where each gathered line starts in the joined bytes
-        at = 0
-        for part in parts:
-            offsets.append(at)
-            at += len(part) + 1
 
         def on_match(pid: int, start: int, end: int, flags: int, context: Any) -> None:
             k = bisect.bisect_right(offsets, max(end - 1, 0)) - 1
             report(pid, 0, starts[k] + end - offsets[k], 0, None)
 
-        exact.scan(b"\n".join(parts), match_event_handler=on_match, scratch=scratch)
+        exact.scan(joined, match_event_handler=on_match, scratch=scratch)
+
+
+def _lines(data: bytes, taken: list[tuple[int, int]]) -> tuple[bytes, list[int], list[int]]:
+    """The lines of `data` that matches `taken` fall on, each once: (joined by newlines, where each starts in
+    `data`, where each starts in the joined bytes). `Matches.take_lines` in Python."""
+    starts: list[int] = []
+    parts: list[bytes] = []
+    rfind, find = data.rfind, data.find
+    for end, _ in taken:  # by end offset: the matches of one line come together
+        at = min(end - 1 if end else 0, len(data) - 1)
+        start = rfind(b"\n", 0, at) + 1
+        if starts and start == starts[-1]:
+            continue
+        stop = find(b"\n", at)
+        parts.append(data[start:stop if stop >= 0 else len(data)])
+        starts.append(start)
+    offsets: list[int] = []
+    at = 0
+    for part in parts:
+        offsets.append(at)
+        at += len(part) + 1
+    return b"\n".join(parts), starts, offsets
 
 
 def load(payload: bytes, hyperscan: Any) -> Prefiltered:

@@ -186,6 +186,25 @@ def test_matches_take_hands_over_the_masked_pattern_ids_and_keeps_the_rest_in_or
 
 
 @needs_c
+def test_matches_take_lines_gathers_each_line_once_as_the_python_form_does() -> None:
+    import random
+
+    from repopilot.ci import _native, confirm
+
+    rng = random.Random(7)
+    for _ in range(200):
+        data = bytes(rng.choice(b"ab\n") for _ in range(rng.randrange(1, 60)))
+        pairs = sorted((rng.randrange(0, len(data) + 1), rng.randrange(0, 4)) for _ in range(rng.randrange(0, 12)))
+        mask = bytes([0, 1, 1])  # pattern id 3 lies past the mask: never taken
+        found = _native.Matches()
+        for end, pid in pairs:
+            found(pid, 0, end)
+        taken = [(end, pid) for end, pid in pairs if pid in (1, 2)]
+        assert found.take_lines(data, mask) == getattr(confirm, "_lines")(data, taken)
+        assert sorted(found.pairs()) == sorted((e, p) for e, p in pairs if p not in (1, 2))
+
+
+@needs_c
 @pytest.mark.parametrize("engine", ["hyperscan", "re"])
 def test_a_scan_finds_the_same_with_and_without_the_extension(engine: str) -> None:
     if engine == "hyperscan" and not hyperscan_available():
