@@ -161,7 +161,10 @@ def listed_offenders(texts: Mapping[int, str], first: int, last: int) -> set[int
     """Between lines `first` and `last`: each problem header that a list of items follows, and its items (a few)."""
     out: set[int] = set()
     for n in sorted(k for k in texts if first <= k <= last):
-        if n in out or not _LIST_HEADER.match(texts[n]) or not _ITEM.match(texts.get(n + 1, "")):
+        # A header ends in `:` (and spaces, which `\s` and `str.rstrip` both take as `str.isspace` does): a cheap
+        # test that nearly every line fails, before the pattern's look-ahead, which tries every word of the line.
+        if n in out or not texts[n].rstrip().endswith(":") or not _LIST_HEADER.match(texts[n]) \
+                or not _ITEM.match(texts.get(n + 1, "")):
             continue
         out.add(n)
         k = n + 1

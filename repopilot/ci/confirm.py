@@ -57,6 +57,8 @@ class Prefiltered:
     def scan(self, data: bytes, scratches: tuple[Any, Any | None], native: Any | None) -> Any:
         """(end offset, pattern id) of every match in `data`: the extension's `Matches` when `native` is the
         extension, else a list."""
+        if native is not None and not hasattr(native.Matches, "take_lines"):
+            native = None  # an extension built before it had take_lines (an editable install not rebuilt)
         if native is not None:
             found = native.Matches()
             self.database.scan(data, match_event_handler=found, scratch=scratches[0])

@@ -51,6 +51,16 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORE
     # Durations: "1.23s", "120 ms", "in 3.4 seconds", "(0:00:01)"
     (r"\b\d+(?:\.\d+)?\s*(?:ns|us|µs|ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)\b", "<dur>"),
 ))
+# Words one of which every match of each mask holds, lower-case (None: the mask is always tried). On a line of ASCII
+# text `str.lower()` gives what such a pattern compares, so a mask whose words the text lacks cannot match and is
+# not run: a fingerprint costs a fraction of the sixteen searches (tests/ci/test_fingerprint_words.py checks every
+# match holds one, and that the masked text is the same).
+_MASK_WORDS: tuple[tuple[str, ...] | None, ...] = (
+    ("-",), (":",), ("fri", "mon", "sat", "sun", "thu", "tue", "wed"), ("-",), ("0x",), None, ("md5", "sha"),
+    ("tmp", "var/folders/"), ("\\appdata\\local\\temp\\",), ("pytest-of-",), ("seed",), ("seed",), ("pid",),
+    ("port",), (":",), None,
+)
+_WORKSPACE_WORDS = ("/", ":")
 # CI workspaces: where each runner checks the project out. What follows is the project's own path.
 _WORKSPACES = re.compile(
     r"^(?:/home/runner/work/[^/]+/[^/]+/|/__w/[^/]+/[^/]+/|[a-z]:[\\/]a[\\/][^\\/]+[\\/][^\\/]+[\\/]"
@@ -64,9 +74,9 @@ _SPACE = re.compile(r"\s+")
 def normalise_message(text: str) -> str:
     """The message with everything that varies between runs of the same failure masked."""
     # (Colour codes are gone already: messages are made from the log reader's clean lines, ci/lines.py.)
-    for pattern, replacement in _MASKS:
-        text = pattern.sub(replacement, text)
-    text = _workspace_paths(text)
+    text = _masked(text, _MASKS, _MASK_WORDS)
+    if not text.isascii() or any(w in text for w in _WORKSPACE_WORDS):
+        text = _workspace_paths(text)
     text = _NUMBER.sub("<n>", text)
     return _SPACE.sub(" ", text).strip()
 
@@ -92,9 +102,19 @@ def normalise_test(test: str | None) -> str:
     different case from `[4]`)."""
     if not test:
         return ""
-    text = test.strip()
-    for pattern, replacement in _MASKS[3:9]:  # uuids, addresses, hashes, temporary paths
-        text = pattern.sub(replacement, text)
+    return _masked(test.strip(), _MASKS[3:9], _MASK_WORDS[3:9])  # uuids, addresses, hashes, temporary paths
+
+
+def _masked(text: str, masks: Sequence[tuple[re.Pattern[str], str]], words: Sequence[tuple[str, ...] | None]) -> str:
+    """`text` with each of `masks` applied in turn, those whose `words` it lacks skipped (see _MASK_WORDS)."""
+    low = text.lower() if text.isascii() else None
+    for (pattern, replacement), needs in zip(masks, words, strict=True):
+        if low is not None and needs is not None and not any(w in low for w in needs):
+            continue
+        masked = pattern.sub(replacement, text)
+        if masked != text:
+            text = masked
+            low = text.lower() if text.isascii() else None
     return text
 
 

@@ -107,6 +107,8 @@ _EXIT_MARKER = re.compile(
     r"ERROR: script returned exit code|Build step '.*' marked build as failure|Finished: (?:FAILURE|ABORTED)|"
     r"Done\. Your build exited with [1-9])")
 
+# The first character of every exit marker (`_EXIT_MARKER` is anchored at the line's start).
+_EXIT_STARTS = frozenset("#ETBFD")
 # Words one of which every match of a case-insensitive shape above holds, lower-case. On a line of ASCII text
 # (nearly every line of a log) `str.lower()` gives exactly what such a pattern compares, so a line holding none of
 # them cannot match and the pattern is not run: the same features for a fraction of the cost (the patterns try
@@ -216,10 +218,15 @@ def load_model(path: Path) -> LocatorModel:
     return LocatorModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
+_MARKER_STARTS = frozenset("#sEtD[F")
+
+
 def detect_shape(texts: Iterable[str]) -> str:
     """The CI system that wrote the log, from the markers among the lines the scan kept."""
     seen = set()
     for t in texts:
+        if t[:1] not in _MARKER_STARTS:  # the first character of every marker below: most lines have none
+            continue
         if t.startswith(("##[section]", "##vso[")):
             seen.add("azure")
         elif t.startswith("##["):
@@ -338,7 +345,7 @@ def find_end(texts: Mapping[int, str], total: int, step_error_line: int | None) 
     another CI system among the candidates, else the last line."""
     if step_error_line:
         return step_error_line
-    ends = [n for n, t in texts.items() if _EXIT_MARKER.search(t)]
+    ends = [n for n, t in texts.items() if t[:1] in _EXIT_STARTS and _EXIT_MARKER.search(t)]
     return max(ends) if ends else total
 
 

@@ -112,3 +112,18 @@ def test_a_frame_behind_a_level_tag_is_read_as_a_frame() -> None:
              3: "[ERROR] \tat com.acme.invoice.TaxTable.load(TaxTable.java:12)",
              4: "[ERROR] \tat org.codehaus.plexus.classworlds.launcher.Launcher.main(Launcher.java:348)"}
     assert foreign_frames(texts, texts) == {2, 4}
+
+
+def test_a_header_the_pattern_takes_ends_in_a_colon() -> None:
+    # listed_offenders tries the header's pattern only on a line that ends in `:` once trailing spaces are gone.
+    from repopilot.ci.causal_lines import _LIST_HEADER
+
+    root = Path(__file__).resolve().parents[2]
+    lines = [line for d in ("examples", "tests/ci/rule_logs") for log in sorted((root / d).glob("*.log"))
+             for line in log.read_text(errors="replace").splitlines()]
+    headers = [f"The following files have no licence information:{end}"
+               for end in ("", " ", "\t", "\u2003", "\u3000 \n", "\n", "\x1c", "\x85")]
+    taken = [t for t in lines + headers if _LIST_HEADER.match(t)]
+    assert len(taken) >= len(headers)
+    assert all(t.rstrip().endswith(":") for t in taken)
+    assert not _LIST_HEADER.match("The following files have no licence information: x")

@@ -10,6 +10,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from repopilot.ci.engine import diagnose_input, to_report
 from repopilot.ci.locator import FEATURES, _line_row, default_model, detect_shape, feature_rows, locate
 from repopilot.ci.sources import open_sources
@@ -255,3 +257,32 @@ def test_npm_echoes_its_scripts_but_gradle_prints_messages_after_its_arrow() -> 
         assert _line_row(text)["command"] == 1.0, text
     for text in ("> Task :app:compileJava FAILED", "> Could not find method testImplementaton() for arguments"):
         assert _line_row(text)["command"] == 0.0, text
+
+
+@pytest.mark.parametrize(("line", "shape"), [
+    ("##[section]Starting: Build", "azure"), ("##vso[task.logissue type=error]x", "azure"),
+    ("##[group]Run make", "github"), ("section_start:1700000000:build", "gitlab"), ("section_end:1:build", "gitlab"),
+    ("ERROR: Job failed: exit code 1", "gitlab"), ("travis_fold:start:install", "travis"),
+    ("Done. Your build exited with 1.", "travis"), ("[Pipeline] sh", "jenkins"), ("Finished: FAILURE", "jenkins"),
+])
+def test_each_marker_tells_its_ci_system(line: str, shape: str) -> None:
+    # detect_shape looks at a line only when it starts with a marker's first character.
+    from repopilot.ci.locator import detect_shape
+
+    assert detect_shape(["compiling", "", line, "  done"]) == shape
+    assert detect_shape(["compiling", " " + line]) == "plain"
+
+
+def test_every_exit_marker_starts_with_a_character_find_end_looks_for() -> None:
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    from repopilot.ci.locator import _EXIT_MARKER, _EXIT_STARTS, find_end
+
+    (at, _), (branch, (_, alternatives)) = _parser.parse(_EXIT_MARKER.pattern, _EXIT_MARKER.flags)
+    assert at is c.AT  # `^(?:a|b|…)`: the group is the branch
+    firsts = {chr(alt[0][1]) for alt in alternatives if alt[0][0] is c.LITERAL}
+    assert branch is c.BRANCH and len(firsts) >= 5 and firsts <= _EXIT_STARTS
+    assert all(alt[0][0] is c.LITERAL for alt in alternatives)
+    texts = {3: "Finished: FAILURE", 7: "##[error]Process completed with exit code 2.", 9: "done"}
+    assert find_end(texts, 20, None) == 7

@@ -155,3 +155,17 @@ def test_a_cache_entry_that_is_not_a_payload_is_compiled_again(tmp_path: Path) -
     again = Scanner(catalog, engine="hyperscan", cache_dir=tmp_path)
     assert _facts(again.scan(io.BytesIO(_LOG))) == _facts(first.scan(io.BytesIO(_LOG)))
     assert confirm.unpack(entry.read_bytes())[1]  # rewritten with the exact forms' database
+
+
+@needs_hs
+def test_an_extension_built_before_take_lines_still_confirms() -> None:
+    class Stale:  # the collector of an extension built from an older source: no take_lines
+        class Matches(list):  # type: ignore[type-arg]
+            def __call__(self, pid: int, start: int, end: int, flags: int = 0, context: object = None) -> None:
+                self.append((end, pid))
+
+    catalog = load_catalog()
+    engine = getattr(Scanner(catalog, engine="hyperscan").engine, "_prefiltered")
+    exact = Scanner(_exact_only(catalog), engine="hyperscan").engine
+    got = engine.scan(_LOG, engine.scratches(), Stale)
+    assert isinstance(got, list) and sorted(got) == sorted(native.pairs(exact.scan(_LOG)))
