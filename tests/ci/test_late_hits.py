@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from repopilot.ci import late
-from repopilot.ci.late import LATE, LateHits
+from repopilot.ci.late import LATE, LateHit, LateHits
 from repopilot.ci.window import Chunk
 
 
@@ -152,6 +154,41 @@ def test_dead_candidates_are_let_go_and_the_same_ones_are_kept_and_counted(monke
     ref_held = sum(len(q.slots) for q in ref.queues.values())
     assert ref_held == 20 * late._ROOM  # every queue full, mostly of dead candidates
     live = {id(i) for q in hits.queues.values() for i in q.items()}
-    # The kept ones, the candidates on the chunks in memory, and those of the chunk checked last (let go when the
-    # next one leaves).
-    assert held < ref_held / 3 and len(live) <= late._TOTAL + 4 * 30
+    # The kept ones, the candidates on the chunks in memory, and those of the chunks checked since dead ones were
+    # last let go (every `_LET_GO_EVERY` chunks).
+    assert held < ref_held / 3 and len(live) <= late._TOTAL + (3 + late._LET_GO_EVERY) * 30
+
+
+def _run_dense(hits: LateHits) -> None:
+    """One rule on most lines of 20 chunks (its queue turns over within a chunk still in memory), a second on
+    every seventh; the check keeps every third."""
+    rules = [SimpleNamespace(id="dense"), SimpleNamespace(id="sparse")]
+    chunks: list[Chunk] = []
+    for c in range(20):
+        chunk = _chunk(1 + 1000 * c)
+        chunks.append(chunk)
+        for k in range(0, 1000, 3):
+            hits.add(chunk.first + k, (0,), ("dense", "sparse") if k % 7 == 0 else ("dense",), chunk, False)
+        if len(chunks) > 3:
+            for item in hits.leaving(chunks[-4]):
+                item.chunk = None
+                if item.line % 3 == 0:
+                    item.found = [(rules[0], {}, "m")]  # type: ignore[list-item]
+                    hits.keep(item, b"y" * 100, 0, 100, 0)
+
+
+@pytest.mark.parametrize("run", [_run_rejecting, _run_dense])
+def test_the_queued_candidates_on_chunks_in_memory_are_counted_as_they_change(run, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    seen: list[tuple[int, int]] = []
+    leaving = LateHits.leaving
+
+    def checked(self: LateHits, chunk: Chunk) -> list[LateHit]:
+        out = leaving(self, chunk)
+        # What `leaving` cut by: the count kept as candidates come and go, against a sum over them all.
+        seen.append((self._live, sum(1 for w in self._waiting.values() for i in w if i.queued)))
+        return out
+
+    monkeypatch.setattr(LateHits, "leaving", checked)
+    hits = LateHits({})
+    run(hits)
+    assert len(seen) > 10 and all(a == b for a, b in seen) and max(b for _, b in seen) > 0
