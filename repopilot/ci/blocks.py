@@ -32,12 +32,14 @@ class Hit:
 
 
 def _any_segment(pattern: Pattern, clean: str) -> bool:
+    if "\r" not in clean:  # one segment, the line (almost every line: no list, no generator per line)
+        return pattern.search(clean) is not None
     return any(pattern.search(seg) for seg in segments(clean))
 
 
 def _first_match(rule: Rule, clean: str) -> tuple[re.Match[str], str] | None:
     """The trigger's first match on a `\\r` segment of the line the rule does not exclude, and that segment."""
-    for seg in segments(clean):
+    for seg in ((clean,) if "\r" not in clean else segments(clean)):
         if rule.exclude is not None and rule.exclude.search(seg):
             continue
         for trig in rule.triggers:

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 
-from repopilot.ci.blocks import fires, match_line, match_text
+from repopilot.ci.blocks import _any_segment, fires, match_line, match_text
 from repopilot.ci.catalog import Catalog, load_catalog, load_rule_files
-from repopilot.ci.lines import clean_text, strip_ansi_bytes
+from repopilot.ci.lines import clean_text, segments, strip_ansi_bytes
 from repopilot.ci.scanner import Scanner
 from repopilot.core import ConfigError
 
@@ -170,3 +171,12 @@ def test_fires_says_what_match_line_finds_on_every_segment() -> None:
             fired += fires(rule, line)
     assert fired >= 3  # the lines above do fire some rules (a `\r` segment among them)
     assert fires(rules["maven.compile-error"], "progress 10%\r[ERROR] /w/B.java:[1,2] x")
+
+
+def test_a_block_pattern_is_tried_on_every_segment_of_a_line() -> None:
+    pattern = re.compile(r"^\s+at ")
+    lines = ["\tat a.B.c(B.java:1)", "progress 10%\r\tat a.B.c(B.java:1)", "\tat x\r\n", "x\r\r", "", "at start",
+             "Caused by: y\r  at z"]
+    seen = [_any_segment(pattern, line) for line in lines]
+    assert seen == [any(pattern.search(s) for s in segments(line)) for line in lines]
+    assert seen == [True, True, True, False, False, False, True]
