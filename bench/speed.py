@@ -15,8 +15,9 @@ when it is there. Mixes:
 
 For each log, --runs paired runs (in each run every contender once, in turn, the file in the page cache):
 - `grep`: `grep -Eic 'error|fail|fatal|exception|panic:|killed|timed out|denied'` (the scanner's keywords);
-- `hs`: one hyperscan scan of the file, 1 MB at a time, with the scanner's compiled database and a callback
-  that does nothing (a child process; database load excluded): the floor of any hyperscan-based tool;
+- `hs`: one hyperscan scan of the file, 1 MB at a time, as the scanner's engine does it (a child process;
+  database load excluded): its database, the matches kept in C, and the lines of its prefilters' matches scanned
+  again with the exact forms (ci/confirm.py): the floor of any hyperscan-based tool;
 - `inproc`: `diagnose_input()` in a child process (scanner built beforehand, its defaults as the CLI's): scan,
   diagnosis, excerpt;
 - `whole`: `repopilot diagnose FILE --format json --no-llm` as a user runs it (process start, imports, trace
@@ -82,14 +83,14 @@ _DEFAULT_ENDING = "examples/maven-compile-error.log"
 _HS_CHILD = r"""
 import sys, time
 sys.path.insert(0, sys.argv[2])
+from repopilot.ci import native
 from repopilot.ci.engine import default_scanner
-eng = default_scanner().engine
-db, scratch = eng._db, eng._scratch
-def nothing(*args): pass
+prefiltered = default_scanner().engine._prefiltered
+scratches = prefiltered.scratches()
 with open(sys.argv[1], "rb") as fh:
     t0 = time.perf_counter()
     while block := fh.read(1 << 20):
-        db.scan(block, match_event_handler=nothing, scratch=scratch)
+        prefiltered.scan(block, scratches, native.NATIVE)
 print(time.perf_counter() - t0)
 """
 
