@@ -229,3 +229,33 @@ def test_by_default_a_diagnosis_scans_ahead_and_the_setting_turns_it_off(tmp_pat
         settings = load_settings({"REPOPILOT_RUNS_DIR": str(tmp_path / "runs"), **env}, cwd=tmp_path)
         diagnose(open_logs(str(log), settings), settings, no_llm=True, remember_runs=False)
     assert asked == [True, False]
+
+
+_FRESH = """
+import sys
+from repopilot.ci import ahead
+from repopilot.ci.catalog import load_catalog
+from repopilot.ci.scanner import Scanner
+ahead.AHEAD_FROM, ahead._READY_WAIT = 64 * 1024, 20.0
+located = []
+real_next = ahead._Helper.next
+def counted(self, size):
+    got = real_next(self, size)
+    located.append(got is not None)
+    return got
+ahead._Helper.next = counted
+with open(sys.argv[1], "rb") as fh:
+    res = Scanner(load_catalog(), engine="hyperscan", chunk_size=16 * 1024).scan(fh, ahead=True)
+print(sum(located), "subprocess" in sys.modules, res.lines)
+"""
+
+
+def test_a_scan_ahead_starts_its_helper_without_importing_subprocess(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = _log(tmp_path)
+    out = subprocess.run([sys.executable, "-c", _FRESH, str(path)], capture_output=True, text=True, check=True,
+                         cwd=ROOT, timeout=120).stdout.split()
+    # The helper located pieces (it was started and answered), and importing `subprocess` was not needed for it.
+    assert int(out[0]) > 10 and out[1] == "False" and int(out[2]) == path.read_bytes().count(b"\n")
