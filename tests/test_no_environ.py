@@ -13,6 +13,7 @@ BELOW_APP = ("core", "ci", "repo", "telemetry", "providers")
 # Where the environment is passed on, not read: child processes inherit it. (path, why)
 PASSED_ON = {
     "repo/gitrun.py": "git's child environment is the inherited one minus GIT_* (not configuration)",
+    "ci/ahead.py": "the scan-ahead helper's environment is the inherited one, as `Popen` gave it (not configuration)",
 }
 PENDING: set[str] = set()  # modules waiting for another change to stop reading it (none left)
 _NAMES = ("environ", "getenv", "environb", "putenv")
