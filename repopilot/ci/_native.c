@@ -215,43 +215,10 @@ static PyObject *Matches_pairs(Matches *self, PyObject *unused)
     return out;
 }
 
-/* The matches whose pattern id has a non-zero byte in `mask`, taken out of these (the others keep their order) and
- * returned as a list of (end offset, pattern id): the few matches of prefilters, to be confirmed (ci/confirm.py),
- * without turning every match of a piece into a Python tuple. */
-static PyObject *Matches_take(Matches *self, PyObject *arg)
-{
-    Py_buffer mask;
-    if (PyObject_GetBuffer(arg, &mask, PyBUF_SIMPLE) < 0)
-        return NULL;
-    const unsigned char *m = mask.buf;
-    size_t size = (size_t)mask.len;
-    PyObject *out = PyList_New(0);
-    for (Py_ssize_t i = 0; out != NULL && i < self->len; i++) {
-        Match it = self->items[i];
-        if (it.pid >= size || !m[it.pid])
-            continue;
-        PyObject *pair = Py_BuildValue("(KI)", it.end, it.pid);
-        if (pair == NULL || PyList_Append(out, pair) < 0)
-            Py_CLEAR(out);
-        Py_XDECREF(pair);
-    }
-    if (out != NULL) { /* only once all were taken: on an error these stay as they were */
-        Py_ssize_t kept = 0;
-        for (Py_ssize_t i = 0; i < self->len; i++) {
-            Match it = self->items[i];
-            if (it.pid >= size || !m[it.pid])
-                self->items[kept++] = it;
-        }
-        self->len = kept;
-    }
-    PyBuffer_Release(&mask);
-    return out;
-}
-
-/* Matches.take_lines(data, mask): as `take`, but what is taken comes back as the lines it falls on in `data` (a
- * piece of whole lines), each once: (those lines joined by newlines, where each starts in `data`, where each starts
- * in the joined bytes). What ci/confirm.py scans again with the exact forms, gathered without a Python step per
- * match. */
+/* Matches.take_lines(data, mask): the matches whose pattern id has a non-zero byte in `mask` (the prefilters'),
+ * taken out of these (the others keep their order) and returned as the lines they fall on in `data` (a piece of
+ * whole lines), each once: (those lines joined by newlines, where each starts in `data`, where each starts in the
+ * joined bytes). What ci/confirm.py scans again with the exact forms, gathered without a Python step per match. */
 static PyObject *Matches_take_lines(Matches *self, PyObject *args)
 {
     Py_buffer data, mask;
@@ -337,8 +304,6 @@ static PyMethodDef Matches_methods[] = {
     {"pairs", (PyCFunction)Matches_pairs, METH_NOARGS, "The matches as (end offset, pattern id), as found."},
     {"take_lines", (PyCFunction)Matches_take_lines, METH_VARARGS,
      "take_lines(data, mask) -> (joined lines, their starts in data, their starts in the joined bytes), taken out."},
-    {"take", (PyCFunction)Matches_take, METH_O,
-     "take(mask) -> the matches of the pattern ids whose byte in mask is not 0, taken out: [(end, pattern id)]."},
     {NULL, NULL, 0, NULL},
 };
 
