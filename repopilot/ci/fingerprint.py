@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from .digest import sha256
+from .words import ascii_lower, may_hold
 
 __all__ = ["CONSEQUENCES", "FINGERPRINT_VERSION", "fingerprint", "identifies", "normalise_message", "normalise_path",
            "normalise_test", "short_fingerprint"]
@@ -51,10 +52,9 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORE
     # Durations: "1.23s", "120 ms", "in 3.4 seconds", "(0:00:01)"
     (r"\b\d+(?:\.\d+)?\s*(?:ns|us|µs|ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)\b", "<dur>"),
 ))
-# Words one of which every match of each mask holds, lower-case (None: the mask is always tried). On a line of ASCII
-# text `str.lower()` gives what such a pattern compares, so a mask whose words the text lacks cannot match and is
-# not run: a fingerprint costs a fraction of the sixteen searches (tests/ci/test_fingerprint_words.py checks every
-# match holds one, and that the masked text is the same).
+# Words one of which every match of each mask holds, lower-case (None: the mask is always tried): a text holding
+# none is not tried (ci/words.py), so a fingerprint costs a fraction of the sixteen searches
+# (tests/ci/test_fingerprint_words.py checks every match holds one, and that the masked text is the same).
 _MASK_WORDS: tuple[tuple[str, ...] | None, ...] = (
     ("-",), (":",), ("fri", "mon", "sat", "sun", "thu", "tue", "wed"), ("-",), ("0x",), None, ("md5", "sha"),
     ("tmp", "var/folders/"), ("\\appdata\\local\\temp\\",), ("pytest-of-",), ("seed",), ("seed",), ("pid",),
@@ -107,14 +107,14 @@ def normalise_test(test: str | None) -> str:
 
 def _masked(text: str, masks: Sequence[tuple[re.Pattern[str], str]], words: Sequence[tuple[str, ...] | None]) -> str:
     """`text` with each of `masks` applied in turn, those whose `words` it lacks skipped (see _MASK_WORDS)."""
-    low = text.lower() if text.isascii() else None
+    low = ascii_lower(text)
     for (pattern, replacement), needs in zip(masks, words, strict=True):
-        if low is not None and needs is not None and not any(w in low for w in needs):
+        if not may_hold(needs, low):
             continue
         masked = pattern.sub(replacement, text)
         if masked != text:
             text = masked
-            low = text.lower() if text.isascii() else None
+            low = ascii_lower(text)
     return text
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .scanner import ScanResult
+from .words import ascii_lower, may_hold
 
 # The package's own data files, read from the installed package (a wheel or a checkout: both are files on disk;
 # importlib.resources and what it imports cost about 2 ms of every `diagnose`).
@@ -109,11 +110,9 @@ _EXIT_MARKER = re.compile(
 
 # The first character of every exit marker (`_EXIT_MARKER` is anchored at the line's start).
 _EXIT_STARTS = frozenset("#ETBFD")
-# Words one of which every match of a case-insensitive shape above holds, lower-case. On a line of ASCII text
-# (nearly every line of a log) `str.lower()` gives exactly what such a pattern compares, so a line holding none of
-# them cannot match and the pattern is not run: the same features for a fraction of the cost (the patterns try
-# every position of the line; an `in` test is a fast scan). tests/ci/test_locator.py derives the words from each
-# pattern, so a pattern edited without its words fails there.
+# Words one of which every match of a case-insensitive shape above holds, lower-case: a line holding none is not
+# tried (ci/words.py). tests/ci/test_locator.py derives the words from each pattern, so a pattern edited without
+# its words fails there.
 _NEEDS: dict[re.Pattern[str], tuple[str, ...]] = {
     _ERR_WORD: ("err", "fatal", "fail", "panic", "exception", "abort", "crash", "segmentation fault", "traceback"),
     _PROBLEM: ("cannot", "can't", "could", "unable to", "not ", "no such", "undefined", "undeclared", "missing",
@@ -143,13 +142,7 @@ _EXC_WORDS = ("Error", "Exception", "Failure", "Fault")
 
 def _seen(pattern: re.Pattern[str], text: str, low: str | None) -> float:
     """1.0 if `pattern` matches `text` (whose lower-case form is `low` when it is ASCII, else None)."""
-    if low is not None:
-        for word in _NEEDS[pattern]:  # a loop, not any() over a generator: half the cost, on every candidate line
-            if word in low:
-                break
-        else:
-            return 0.0
-    return float(pattern.search(text) is not None)
+    return float(may_hold(_NEEDS[pattern], low) and pattern.search(text) is not None)
 
 
 _LINE_FEATURES = (
@@ -277,7 +270,7 @@ def _line_row(text: str) -> dict[str, float]:
     n = len(stripped)
     indent = len(s) - n
     words = _DIRS.sub("", s) if "/" in s or "\\" in s else s
-    low = s.lower() if s.isascii() else None
+    low = ascii_lower(s)
     words_low = low if low is None or words is s else words.lower()
     # A `path:line:col` is a `path:line` too: the narrower shape is looked for only where the wider one is.
     path_line = _PATH_LINE_SEEN.search(s) is not None

@@ -24,6 +24,7 @@ from .diagnosis import CONFIDENT, Diagnosis, is_trailer
 from .fingerprint import CONSEQUENCES
 from .locator import candidates, find_end
 from .scanner import ScanResult
+from .words import ascii_lower, may_hold
 
 __all__ = ["SAY_UNKNOWN", "Evidence", "command_category", "decide_category", "gather_evidence"]
 
@@ -298,10 +299,8 @@ _TEST_SUMMARY = re.compile(r"\b\d+ (?:tests?|examples?|assertions?|checks?|specs
 _CUE_RX = tuple((cat, one, many, _ASSERTED if rx is None else re.compile(rx, re.IGNORECASE))
                 for cat, one, many, rx in _CUES)
 # Words one of which every match of each cue (of `_CUE_RX`, in order; None: none is known, the cue is always tried),
-# of _ASSERTED and of _TEST_SUMMARY holds, lower-case. On a line of ASCII text (nearly every line of a log)
-# `str.lower()` gives what such a pattern compares, so a line holding none of them cannot match and the pattern is
-# not run: the same answers for a fraction of the cost (a cue tries its alternatives at every position of a line).
-# Derived from the patterns by tests/ci/cue_words.py; tests/ci/test_verdict_words.py fails when a pattern is
+# of _ASSERTED and of _TEST_SUMMARY holds, lower-case: a line holding none is not tried (ci/words.py). Derived
+# from the patterns by tests/ci/cue_words.py; tests/ci/test_verdict_words.py fails when a pattern is
 # edited without them and prints them anew.
 _CUE_WORDS: tuple[tuple[str, ...] | None, ...] = (
     # test 0.55
@@ -361,17 +360,7 @@ _TEST_SUMMARY_WORDS = (' passed', 'error', 'failed', 'failure', 'not ok ')
 
 def _said(rx: re.Pattern[str], words: tuple[str, ...] | None, text: str, low: str | None) -> bool:
     """Whether `rx` matches `text` (whose lower-case form is `low` when it is ASCII, else None)."""
-    if low is not None and words is not None:
-        for word in words:  # a loop, not any() over a generator: half the cost, on every line
-            if word in low:
-                break
-        else:
-            return False
-    return rx.search(text) is not None
-
-
-def _lower(text: str) -> str | None:
-    return text.lower() if text.isascii() else None
+    return may_hold(words, low) and rx.search(text) is not None
 
 
 _CUE_GATED = tuple((cat, one, many, rx, words) for (cat, one, many, rx), words in zip(_CUE_RX, _CUE_WORDS,
@@ -657,7 +646,7 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
         # A message at a place in source code is the compiler's or the checker's about the code (`a.go:12:46: unknown
         # field 'When' in struct literal`), not about a configuration.
         said: set[str] = {"config"} if _SOURCE_LOCATION.match(words) else set()
-        low = _lower(words)
+        low = ascii_lower(words)
         for cat, one, many, rx, needs in _CUE_GATED:  # a line counts once per category, for its strongest cue
             if cat not in said and _said(rx, needs, words, low):
                 said.add(cat)
@@ -668,7 +657,7 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
         out.append(Evidence("build", 0.5, "lines", f"{diagnostics} compiler-style diagnostic(s): a location, the "
                                                    "source line and a caret"))
     summary = next((texts[n] for n in sorted(texts, reverse=True) if n <= end and end - n <= 40
-                    and _said(_TEST_SUMMARY, _TEST_SUMMARY_WORDS, texts[n], _lower(texts[n]))), None)
+                    and _said(_TEST_SUMMARY, _TEST_SUMMARY_WORDS, texts[n], ascii_lower(texts[n]))), None)
     if summary is not None:
         out.append(Evidence("test", 0.6, "lines", f"a test runner's count: {summary.strip()[:80]}"))
     return out
@@ -676,7 +665,7 @@ def _line_evidence(diag: Diagnosis, texts: dict[int, str], end: int) -> list[Evi
 
 def _asserted(diag: Diagnosis) -> bool:
     shown = diag.texts
-    return any(_said(_ASSERTED, _ASSERTED_WORDS, text, _lower(text))
+    return any(_said(_ASSERTED, _ASSERTED_WORDS, text, ascii_lower(text))
                for text in (shown.get(n, "") for n in diag.error_lines[:200]))
 
 
@@ -791,7 +780,7 @@ def _background(diag: Diagnosis, res: ScanResult) -> tuple[Evidence | None, list
     for n in sorted(texts):
         if n > end or n in chosen or not diag.in_job(n) or is_trailer(texts[n]):
             continue
-        low = _lower(texts[n])
+        low = ascii_lower(texts[n])
         for cat, one, _many, rx, needs in _CUE_GATED:
             if cat in ("network", "infrastructure") and one >= 0.55 and _said(rx, needs, texts[n], low):
                 found[cat].append(n)

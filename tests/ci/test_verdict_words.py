@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from repopilot.ci import verdict as v
+from repopilot.ci.words import ascii_lower
 from tests.ci.cue_words import needed_words
 from tests.ci.test_locator import _covered
 
@@ -55,4 +56,4 @@ def test_gated_and_ungated_answers_are_the_same(cue: int) -> None:
               "No space left on device", "E429 Too Many Requests", "usage: tool [-h]", "ÉRROR: ünïcode"]
     assert len(lines) > 1000
     for text in lines:
-        assert v._said(rx, words, text, v._lower(text)) == (rx.search(text) is not None), (rx.pattern[:60], text)
+        assert v._said(rx, words, text, ascii_lower(text)) == (rx.search(text) is not None), (rx.pattern[:60], text)
