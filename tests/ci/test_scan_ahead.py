@@ -239,9 +239,9 @@ from repopilot.ci.scanner import Scanner
 ahead.AHEAD_FROM, ahead._READY_WAIT = 64 * 1024, 20.0
 located = []
 real_next = ahead._Helper.next
-def counted(self, size):
-    got = real_next(self, size)
-    located.append(got is not None)
+def counted(self):
+    got = real_next(self)
+    located.append(isinstance(got, ahead._Piece))
     return got
 ahead._Helper.next = counted
 with open(sys.argv[1], "rb") as fh:
