@@ -39,7 +39,7 @@ from . import native
 from .native import Found
 from .pieces import Origin
 
-__all__ = ["AHEAD_FROM", "Packed", "reopenable", "scanned_ahead"]
+__all__ = ["AHEAD_FROM", "Packed", "discard", "prestart", "reopenable", "scanned_ahead"]
 
 # A file below this is scanned in one pass: the helper's start-up is worth it only when it has a few MB to scan.
 AHEAD_FROM = 4 * 1024 * 1024
@@ -54,36 +54,40 @@ _RECORD = struct.Struct("<qqqqqq")
 _OFFSET = struct.Struct("<q")  # where the helper starts: bytes from where this process began reading
 _ACK = struct.Struct("<q")  # the ring's bytes this process has taken out, from the start
 _READY = b"R"
+_TASK = struct.Struct("<qqq")  # what the helper is given: the database's size, the pieces' size, the path's size
 # The memory the helper hands cleaned pieces over in, shared with it (a piece bigger than half of it comes through
 # the pipe). A quarter of it is what a piece takes at most (one read and the rest of its last line): room for the
 # helper to stay a few pieces ahead.
 _RING = 2 * 1024 * 1024
-# The helper: the databases (ci/confirm.py's payload) and where to start on stdin, records on stdout, the cleaned
-# pieces in the ring (its descriptor 3). Only what it needs is imported (not `site`: the paths are given,
+# The helper: its task (the file, the pieces' size), the databases (ci/confirm.py's payload) and where to start on
+# stdin, records on stdout, the cleaned pieces in the ring (its descriptor 3). It may be started before its task is
+# known (`prestart`). Only what it needs is imported (not `site`: the paths are given,
 # RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB of its own.
 _HELPER = """
-import mmap, struct, sys, types
-sys.path[:0] = sys.argv[5:]
+import mmap, os, struct, sys, types
+sys.path[:0] = sys.argv[2:]
 for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without the packages' start-up (2 MB)
     package = sys.modules[name] = types.ModuleType(name)
-    package.__path__ = [sys.argv[5] + "/" + name.replace(".", "/")]
+    package.__path__ = [sys.argv[2] + "/" + name.replace(".", "/")]
 import hyperscan
 from repopilot.ci import _native
 from repopilot.ci.confirm import load
 from repopilot.ci.pieces import located_pieces
-record, offset, ack = struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<q")
+task, record, offset, ack = struct.Struct("<qqq"), struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<q")
 fin, out = sys.stdin.buffer, sys.stdout.buffer
-databases = load(fin.read(int(sys.argv[3])), hyperscan)
-scratches = databases.scratches()
-size = int(sys.argv[4])
+size = int(sys.argv[1])
 ring = mmap.mmap(3, size)
+database, chunk, path = task.unpack(fin.read(task.size))
+path = os.fsdecode(fin.read(path))
+databases = load(fin.read(database), hyperscan)
+scratches = databases.scratches()
 out.write(b"R"); out.flush()
 (start,) = offset.unpack(fin.read(offset.size))
 class Count: size = 0
 count, read, written, taken = Count(), 0, 0, 0
-with open(sys.argv[1], "rb") as fh:
+with open(path, "rb") as fh:
     fh.seek(start)
-    for k, (cleaned, origin) in enumerate(located_pieces(fh, int(sys.argv[2]), count)):
+    for k, (cleaned, origin) in enumerate(located_pieces(fh, chunk, count)):
         found = databases.scan(cleaned, scratches, _native)
         packed = _native.pack_located(cleaned, found)
         n, at = len(cleaned), -1
@@ -226,6 +230,60 @@ def _ring() -> tuple[int, mmap.mmap] | None:
         return None
 
 
+# A helper started before it was needed (`prestart`), not yet given its task.
+_EARLY: list[tuple[_Child, mmap.mmap]] = []
+
+
+def prestart() -> None:
+    """Start a helper now, for the scan of a big file that is to come: its start-up (an interpreter, hyperscan's
+    module: 20-30 ms) then overlaps this process's own instead of the first pieces' scan. Called by a command that
+    knows it will scan such a file (app/early.py); a scan that does not need it ends it (`discard`)."""
+    if not _EARLY and native.NATIVE is not None and sys.executable and os.name == "posix":
+        started = _start()
+        if started is not None:
+            _EARLY.append(started)
+
+
+def discard() -> None:
+    """End a helper started early that no scan took."""
+    while _EARLY:
+        proc, ring = _EARLY.pop()
+        _end(proc, ring)
+
+
+def _start() -> tuple[_Child, mmap.mmap] | None:
+    """The helper process, with its ring (None when there is no memory to share)."""
+    ring = _ring()
+    if ring is None:
+        return None
+    fd, shared = ring
+    paths = [str(Path(__file__).resolve().parents[2]), *_module_dirs("hyperscan")]
+    try:
+        proc = _Child([sys.executable, "-S", "-c", _HELPER, str(_RING), *paths], fd)
+    except OSError:
+        shared.close()
+        return None
+    finally:
+        os.close(fd)  # the helper has its own
+    for pipe in (proc.stdin.fileno(), proc.stdout.fileno()):
+        with contextlib.suppress(ImportError, AttributeError, OSError):  # Linux: room for the database and for a
+            import fcntl  # few hundred pieces' records, not 64 KB: neither side waits on the other
+
+            fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, 1 << 20)
+    return proc, shared
+
+
+def _end(proc: _Child, ring: mmap.mmap) -> None:
+    with contextlib.suppress(OSError):
+        proc.kill()  # one still scanning a piece nobody will read, or waiting on a full pipe
+    for pipe in (proc.stdin, proc.stdout):
+        with contextlib.suppress(OSError):
+            pipe.close()
+    proc.wait()
+    with contextlib.suppress(BufferError):
+        ring.close()
+
+
 class _Helper:
     """The helper process, its pipes and the ring it hands pieces over in."""
 
@@ -238,26 +296,16 @@ class _Helper:
         self._buf = bytearray()
         self._proc: _Child | None = None
         self.state = self.STOPPED
-        ring = _ring()
-        if ring is None:
+        started = _EARLY.pop() if _EARLY else _start()
+        if started is None:
             return
-        fd, self._map = ring
-        paths = [str(Path(__file__).resolve().parents[2]), *_module_dirs("hyperscan")]
-        try:
-            self._proc = _Child([sys.executable, "-S", "-c", _HELPER, path, str(chunk_size), str(len(database)),
-                                 str(_RING), *paths], fd)
-        finally:
-            os.close(fd)  # the helper has its own
+        self._proc, self._map = started
         self.state = self.STARTING
         self._in: IO[bytes] = self._proc.stdin
         self._out = self._proc.stdout.fileno()
-        for pipe in (self._in.fileno(), self._out):
-            with contextlib.suppress(ImportError, AttributeError, OSError):  # Linux: room for the database and
-                import fcntl  # for a few hundred pieces' records, not 64 KB: neither side waits on the other
-
-                fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, 1 << 20)
-        try:
-            self._in.write(database)  # the pipe takes it while the helper starts (it reads it first)
+        encoded = os.fsencode(path)
+        try:  # the pipe takes it while the helper starts (it reads it first)
+            self._in.write(_TASK.pack(len(database), chunk_size, len(encoded)) + encoded + database)
         except OSError:
             self.stop()
 
@@ -326,16 +374,8 @@ class _Helper:
     def stop(self) -> None:
         proc, self._proc = self._proc, None
         self.state = self.STOPPED
-        if proc is None:
-            return
-        with contextlib.suppress(OSError):
-            proc.kill()  # one still scanning a piece nobody will read, or waiting on a full pipe
-        for pipe in (proc.stdin, proc.stdout):
-            with contextlib.suppress(OSError):
-                pipe.close()
-        proc.wait()
-        with contextlib.suppress(BufferError):
-            self._map.close()
+        if proc is not None:
+            _end(proc, self._map)
 
 
 class _Child:

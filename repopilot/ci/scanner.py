@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from ..core import ConfigError
 from . import confirm, native
-from .ahead import Packed, reopenable, scanned_ahead
+from .ahead import Packed, discard, reopenable, scanned_ahead
 from .blocks import Hit, block_fields, extend_block, fires, match_line, next_line_ok
 from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule
@@ -418,6 +418,7 @@ class Scanner:
         if where is not None and database is not None:
             triples = scanned_ahead(located, where, self.chunk_size, self.engine.scan, database, res)
         else:
+            discard()  # a helper started for this scan (app/early.py) that it does not need
             triples = ((p, o, self.engine.scan(p)) for p, o in located)
         scanned = (((p, OWN, o if reread is not None else None), found) for p, o, found in triples)
         return self._scan(scanned, res, progress=progress, reread=reread)

@@ -280,3 +280,42 @@ def test_a_scan_ahead_starts_its_helper_without_importing_subprocess(tmp_path: P
                          cwd=ROOT, timeout=120).stdout.split()
     # The helper located pieces (it was started and answered), and importing `subprocess` was not needed for it.
     assert int(out[0]) > 10 and out[1] == "False" and int(out[2]) == path.read_bytes().count(b"\n")
+
+
+def test_a_helper_started_early_is_taken_by_the_scan(tmp_path: Path, small_ahead: None) -> None:
+    path, sc = _log(tmp_path), _scanner()
+    ahead.prestart()
+    [(early, _)] = ahead._EARLY
+    got = _ahead(path, sc)
+    assert not ahead._EARLY and [early] == _HELPERS  # the scan took it, started no other
+    assert sum(isinstance(f, ahead.Packed) for _, _, f in got) == len(got) - 1
+    assert _located(got) == _one_pass(path, sc)
+    assert _no_helper_left()
+
+
+def test_a_helper_started_early_that_no_scan_takes_is_ended(tmp_path: Path, small_ahead: None) -> None:
+    path, sc = _log(tmp_path), _scanner()
+    ahead.prestart()
+    [(early, _)] = ahead._EARLY
+    with path.open("rb") as fh:
+        sc.scan(fh, ahead=False)  # one pass: no helper
+    assert not ahead._EARLY and early.returncode is not None  # killed and reaped
+
+
+def test_diagnose_of_a_big_file_starts_the_helper_before_the_program_loads(tmp_path: Path,
+                                                                            small_ahead: None) -> None:
+    from repopilot.app.early import start_early
+
+    path = _log(tmp_path)
+    small = tmp_path / "small.log"
+    small.write_bytes(b"[ERROR] x\n")
+    try:
+        for argv in (["history", str(path)], ["diagnose", str(small)], ["diagnose", "--format", "json"],
+                     ["diagnose", str(tmp_path / "missing.log")], ["diagnose", str(tmp_path)]):
+            start_early(argv)
+            assert not ahead._EARLY, argv
+        start_early(["diagnose", "--baseline", str(small), str(path), "--no-llm"])
+        assert len(ahead._EARLY) == 1
+    finally:
+        ahead.discard()
+    assert not ahead._EARLY
