@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 
+from . import native
 from .lines import clean_text
 from .pieces import Origin
 
@@ -104,9 +105,15 @@ class Chunk:
         return self.data[start:] if end == -1 else self.data[start:end]
 
     def clean(self, n: int) -> str:
-        text = self._cache.get(n)
+        """Line `n`'s cleaned text (`clean_text`): read in place by the C form for most lines (no slice, no
+        decode of the timestamp), by `clean_text` where the C form cannot tell or is off."""
+        text: str | None = self._cache.get(n)
         if text is None:
-            text = clean_text(self.raw(n))
+            start = self.offset(n)
+            c = native.NATIVE
+            if c is None or (text := c.clean_line(self.data, start)) is None:
+                end = self.data.find(b"\n", start)
+                text = clean_text(self.data[start:] if end == -1 else self.data[start:end])
             if len(self._cache) < 50000:
                 self._cache[n] = text
         return text
@@ -162,8 +169,10 @@ class Window:
         return None
 
     def get(self, n: int) -> str | None:
-        c = self.chunk_of(n)
-        return None if c is None else c.clean(n)
+        for c in self.chunks:  # chunk_of, without its frame: this is called for every flagged line and more
+            if c.first <= n <= c.last:
+                return c.clean(n)
+        return None
 
     def near(self, n: int, before: int, after: int) -> LineGetter:
         """A getter that reads lines `n-before .. n+after` from one run read on first use (each cleaned on first
@@ -184,7 +193,11 @@ class Window:
                 i = k - start
                 text = cleaned[i]
                 if text is None:
-                    text = cleaned[i] = clean_text(run[i])
+                    line = run[i]
+                    c = native.NATIVE
+                    if c is None or (text := c.clean_line(line, 0)) is None:
+                        text = clean_text(line)
+                    cleaned[i] = text
                 return text
             return get(k)
 
