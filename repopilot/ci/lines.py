@@ -90,6 +90,8 @@ def segments(clean: str) -> list[str]:
 def display_text(clean: str) -> str:
     """What to show for a line: the terminal's view (text after the last `\\r`), or, when the `\\r`s separate a
     few distinct messages rather than a progress bar, those messages joined."""
+    if "\r" not in clean:  # one segment (almost every line): no list, no call
+        return clean.rstrip()
     parts = segments(clean)
     if len(parts) == 1:
         return parts[0].rstrip()

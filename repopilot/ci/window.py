@@ -110,7 +110,9 @@ class Chunk:
         decode of the timestamp), by `clean_text` where the C form cannot tell or is off."""
         text: str | None = self._cache.get(n)
         if text is None:
-            start = self.offset(n)
+            start = self._offsets.get(n)  # a flagged line's start, found while counting: no call to `offset`
+            if start is None:
+                start = self.offset(n)
             c = native.NATIVE
             if c is None or (text := c.clean_line(self.data, start)) is None:
                 end = self.data.find(b"\n", start)
