@@ -724,6 +724,25 @@ static PyObject *clean_line(PyObject *module, PyObject *const *args, Py_ssize_t 
     return PyUnicode_DecodeUTF8((const char *)s + skip, n - skip, "replace");
 }
 
+/* clean_start(raw): lines.clean_start in C (a marker line's start in its bytes, or None): the same tests on the
+ * same bytes, without the slice of the head and the Python frame of each test. */
+static PyObject *clean_start(PyObject *module, PyObject *arg)
+{
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "clean_start: raw must be bytes");
+        return NULL;
+    }
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(arg);
+    Py_ssize_t n = PyBytes_GET_SIZE(arg);
+    if (memchr(s, ESC, (size_t)n) != NULL || memchr(s, '\t', (size_t)n) != NULL)
+        Py_RETURN_NONE;
+    if (n >= 29 && all_ascii(s, 29) && s[4] == '-' && s[10] == 'T' && s[27] == 'Z' && starts_with_digits(s, 4) == 1)
+        return PyLong_FromLong(s[28] == ' ' ? 29 : 28);
+    if (n == 0 || (s[0] < 0x80 && (s[0] < '0' || s[0] > '9')))
+        return PyLong_FromLong(0);
+    Py_RETURN_NONE;
+}
+
 /* ---- module --------------------------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -735,6 +754,7 @@ static PyMethodDef methods[] = {
     {"newlines", newlines, METH_O, "The number of newline bytes in data."},
     {"clean_line", (PyCFunction)(void (*)(void))clean_line, METH_FASTCALL,
      "clean_line(data, start) -> lines.clean_text of the line at start, or None where only it can tell."},
+    {"clean_start", clean_start, METH_O, "clean_start(raw) -> lines.clean_start(raw)."},
     {"trim", trim, METH_NOARGS, "Give the C heap's free pages back to the system (glibc); whether any were."},
     {NULL, NULL, 0, NULL},
 };

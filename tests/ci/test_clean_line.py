@@ -1,22 +1,24 @@
-"""`_native.clean_line` (a line's cleaned text read in place, ci/_native.c) gives what `lines.clean_text` gives on
-the line's bytes, or None (the caller asks `clean_text`): on the edges of the runner's timestamp, `gh run view --log`
-prefixes, BOMs, tabs, escape codes, invalid UTF-8, digits of other scripts, the 4000-character cut, and on random
-mixes of them and every line of the bundled logs. Lines it answers for must be the common ones: it is None only
-where the bytes cannot settle the text."""
+"""`_native.clean_line` (a line's cleaned text read in place, ci/_native.c) gives what the pure-Python `clean_text`
+gives on the line's bytes, or None (the caller asks `clean_text`): on the edges of the runner's timestamp, `gh run
+view --log` prefixes, BOMs, tabs, escape codes, invalid UTF-8, digits of other scripts, the 4000-character cut, and
+on random mixes of them and every line of the bundled logs. Lines it answers for must be the common ones: it is None
+only where the bytes cannot settle the text. `_native.clean_start` gives the Python form's answer on the same lines."""
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from repopilot.ci import native
-from repopilot.ci.lines import clean_text
+from repopilot.ci.lines import clean_start, clean_text
 
 ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 needs_clean_line = pytest.mark.skipif(not native.available() or not hasattr(native.NATIVE, "clean_line"),
                                       reason="the C extension was not built, or from an older source")
 
@@ -58,11 +60,22 @@ def _lines() -> Iterator[bytes]:
             yield b"1234" + body + b"\tj\ts\t" + _TS
 
 
+def _in_python(form: Callable[[bytes], T], raw: bytes) -> T:
+    """What the pure-Python form gives (`clean_text` and `clean_start` call the C forms when they are on)."""
+    was = native.use(False)
+    try:
+        return form(raw)
+    finally:
+        native.use(was)
+
+
 def _check(line: bytes, data: bytes | None = None, start: int = 0) -> str | None:
     assert native.NATIVE is not None
     got: str | None = native.NATIVE.clean_line(line if data is None else data, start)
+    head = line.split(b"\n", 1)[0]
     if got is not None:
-        assert got == clean_text(line.split(b"\n", 1)[0]), line
+        assert got == _in_python(clean_text, head), line
+    assert clean_text(head) == _in_python(clean_text, head), line  # through clean_text, C or not
     return got
 
 
@@ -129,3 +142,16 @@ def test_clean_line_on_every_line_of_the_bundled_logs() -> None:
             told += _check(line, data, start) is not None
             start += len(line) + 1
     assert told > total * 0.9
+
+
+@needs_clean_line
+def test_clean_start_in_c_gives_the_python_forms_answer() -> None:
+    rnd = random.Random(29)
+    pieces = _HEADS + _TAILS
+    lines = list(_lines()) + [b"".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 5))) for _ in range(5000)]
+    told = 0
+    for line in lines:
+        got = clean_start(line)
+        assert got == _in_python(clean_start, line), line
+        told += got is not None
+    assert told > len(lines) // 10  # most random mixes hold a tab or an escape code
