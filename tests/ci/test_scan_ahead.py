@@ -153,8 +153,8 @@ def test_a_helper_that_fails_midway_is_met_by_reading_here_from_where_it_stopped
         tmp_path: Path, small_ahead: None, monkeypatch: pytest.MonkeyPatch) -> None:
     # It hands over a few pieces, then dies: the pieces it gave are not scanned again, the rest are read and
     # scanned here, and the bytes read are counted once.
-    dies = ahead._HELPER.replace("        found = databases.scan", "        if k == 4:\n            raise SystemExit(1)\n"
-                                                                   "        found = databases.scan")
+    scan = "        found = databases.scan"
+    dies = ahead._HELPER.replace(scan, "        if k == 4:\n            raise SystemExit(1)\n" + scan)
     assert dies != ahead._HELPER
     monkeypatch.setattr(ahead, "_HELPER", dies)
     path, sc = _log(tmp_path), _scanner()
