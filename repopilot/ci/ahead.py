@@ -72,7 +72,7 @@ for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without 
 import hyperscan
 from repopilot.ci import _native
 from repopilot.ci.confirm import load
-from repopilot.ci.pieces import located_pieces
+from repopilot.ci.pieces import mapped_pieces
 task, record, offset, ack = struct.Struct("<qqq"), struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<q")
 fin, out = sys.stdin.buffer, sys.stdout.buffer
 size = int(sys.argv[1])
@@ -87,7 +87,7 @@ class Count: size = 0
 count, read, written, taken = Count(), 0, 0, 0
 with open(path, "rb") as fh:
     fh.seek(start)
-    for k, (cleaned, origin) in enumerate(located_pieces(fh, chunk, count)):
+    for k, (cleaned, origin) in enumerate(mapped_pieces(fh, chunk, count)):
         found = databases.scan(cleaned, scratches, _native)
         packed = _native.pack_located(cleaned, found)
         n, at = len(cleaned), -1
