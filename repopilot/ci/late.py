@@ -67,7 +67,6 @@ class LateHit:
     at: int = 0  # where the trigger line starts in `data[lo:hi]`
     size: int = 0  # `hi - lo` while kept, else 0
     queued: int = 0  # the rule queues still holding it (none: it is never checked)
-    waits: bool = False  # in `LateHits._waiting` (its chunk has not left memory)
     origin: Origin | None = None  # where its chunk lies, when kept without its bytes (`data` is then empty)
 
     def window(self, source: bytes | None = None) -> Window:
@@ -141,25 +140,18 @@ class LateHits:
     def add(self, n: int, idxs: tuple[int, ...], rule_ids: tuple[str, ...], chunk: Chunk | None,
             in_script: bool) -> None:
         item = LateHit(n, idxs, rule_ids, chunk, in_script)
+        queues = self.queues
         for rid in rule_ids:
-            queue = self.queues.get(rid)
+            queue = queues.get(rid)
             if queue is None:
-                queue = self.queues[rid] = _Queue()
+                queue = queues[rid] = _Queue()
             slot = queue.added
-            queue.added += 1
-            if slot >= _ROOM:  # slot `slot - _ROOM` leaves the queue
-                slots = queue.slots
-                if slots and slots[0][0] == slot - _ROOM:
-                    old = slots.popleft()[1]
-                    old.queued -= 1
-                    if not old.queued:
-                        self._live -= old.waits
-                        self._drop(old)
-                self.count(rid)
+            queue.added = slot + 1
+            if slot >= _ROOM:
+                self._leave(queue, slot - _ROOM, rid)
             queue.slots.append((slot, item))
             item.queued += 1
         if chunk is not None:
-            item.waits = True
             self._live += item.queued > 0
             waiting = self._waiting.get(chunk.first)
             if waiting is None:
@@ -167,18 +159,30 @@ class LateHits:
             else:
                 waiting.append(item)
 
+    def _leave(self, queue: _Queue, slot: int, rid: str) -> None:
+        """Slot `slot` leaves `rid`'s queue (counted); its candidate is given up when no other queue holds it."""
+        slots = queue.slots
+        if slots and slots[0][0] == slot:
+            old = slots.popleft()[1]
+            old.queued -= 1
+            if not old.queued:
+                # Still waiting on a chunk in memory: candidates checked or cut have none (nothing is added while
+                # those `leaving` returned are checked).
+                self._live -= old.chunk is not None
+                self._drop(old)
+        self.count(rid)
+
     def leaving(self, chunk: Chunk) -> list[LateHit]:
         """The candidates on `chunk` (about to leave memory) worth checking: the latest ones, as many as the newer
         ones in memory leave places for (the others are counted)."""
         self._left += 1
         if self._left % _LET_GO_EVERY == 0:
             self._let_dead_go()
-        waiting = self._waiting.pop(chunk.first, ())
-        for i in waiting:  # each is checked now, or cut: most are dead once the chunk is gone
-            self._dirty.update(i.rule_ids)
-            self._live -= i.queued > 0
-            i.waits = False
-        items = [i for i in waiting if i.queued and i.chunk is chunk]
+        queued = [i for i in self._waiting.pop(chunk.first, ()) if i.queued]
+        self._live -= len(queued)
+        # Each is checked now, or cut: most are dead once the chunk is gone (those no queue holds are in none).
+        self._dirty.update(*{i.rule_ids for i in queued})
+        items = [i for i in queued if i.chunk is chunk]
         newer = self._live  # the queued candidates on the chunks still in memory
         cut = max(0, len(items) - max(0, _TOTAL - newer))
         for i in items[:cut]:
