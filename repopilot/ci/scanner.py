@@ -574,9 +574,10 @@ class Scanner:
             return
         if not idxs and state.markers_from_bytes(n, structs, window):
             return
-        text = window.get(n)
-        if text is None:
+        chunk = state.chunk_of(n, window)
+        if chunk is None:
             return
+        text = chunk.clean(n)  # `window.get(n)`
         state.structure(n, text, structs, window)
         if idxs:
             state.rules(n, text, idxs, self.catalog.rules, window)
@@ -650,6 +651,7 @@ class _State:
         self.late = LateHits(res.capped, reread)
         self.shared: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[tuple[int, ...], tuple[str, ...]]] = {}
         self.chunk: Chunk | None = None  # the chunk whose flagged lines are being handled (`at_chunk`)
+        self.past_markers: set[frozenset[str]] = set()  # sets of markers whose kept ones are all there are
 
     def keep(self, first: int, last: int, get: LineGetter) -> None:
         keep = self.res.text
@@ -696,15 +698,17 @@ class _State:
         an error annotation or a success line past theirs changes nothing. A big Actions log has tens of
         thousands of such lines, each decoded and cleaned otherwise."""
         res = self.res
-        if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
-                or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
-                or ("success" in structs and len(res.successes) < _KEEP_MARKERS)
-                or ("section" in structs and len(res.sections) < _KEEP_MARKERS)
-                or "job" in structs or "jobend" in structs):  # every job start and end is kept (a few per job)
-            return False
+        if structs not in self.past_markers:
+            if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
+                    or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
+                    or ("success" in structs and len(res.successes) < _KEEP_MARKERS)
+                    or ("section" in structs and len(res.sections) < _KEEP_MARKERS)
+                    or "job" in structs or "jobend" in structs):  # every job start and end is kept (a few per job)
+                return False
+            self.past_markers.add(structs)  # the markers kept only grow: past them once, past them for good
         if "group" not in structs and "endgroup" not in structs:
             return True
-        chunk = self._chunk_of(n, window)
+        chunk = self.chunk_of(n, window)
         if chunk is None:
             return False
         raw = chunk.raw(n)
@@ -755,7 +759,7 @@ class _State:
         counts = self.counts
         if not idxs or (self.eager < _EAGER_TOTAL and any(counts.get(rid, 0) < _EAGER for rid in rule_ids)):
             return False
-        self.late.add(n, idxs, rule_ids, self._chunk_of(n, window), self.in_group and self.group_is_run)
+        self.late.add(n, idxs, rule_ids, self.chunk_of(n, window), self.in_group and self.group_is_run)
         return True
 
     def at_chunk(self, chunk: Chunk | None) -> None:
@@ -764,7 +768,8 @@ class _State:
         that)."""
         self.chunk = chunk
 
-    def _chunk_of(self, n: int, window: Window) -> Chunk | None:
+    def chunk_of(self, n: int, window: Window) -> Chunk | None:
+        """`window.chunk_of(n)`."""
         chunk = self.chunk
         if chunk is not None and chunk.first <= n <= chunk.last:
             return chunk  # the window's chunks hold lines apart: no other one holds `n`
@@ -774,7 +779,7 @@ class _State:
         # Candidates wait by the thousand and most flag the same few rules: they share one tuple of each.
         key = (tuple(idxs), rule_ids)
         shared = self.shared.setdefault(key, key)
-        self.late.add(n, *shared, self._chunk_of(n, window), self.in_group and self.group_is_run)
+        self.late.add(n, *shared, self.chunk_of(n, window), self.in_group and self.group_is_run)
 
     def release(self, chunk: Chunk, rules: tuple[Rule, ...], window: Window) -> None:
         """`chunk` is about to leave memory: check the late candidates on it that may still matter."""
