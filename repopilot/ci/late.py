@@ -169,8 +169,12 @@ class LateHits:
                 # Still waiting on a chunk in memory: candidates checked or cut have none (nothing is added while
                 # those `leaving` returned are checked).
                 self._live -= old.chunk is not None
-                self._drop(old)
-        self.count(rid)
+                if old.size:
+                    self._drop(old)
+                else:  # it holds nothing (never checked, rejected, cut or given up): it only is no longer waiting
+                    old.chunk = None
+        capped = self.capped
+        capped[rid] = capped.get(rid, 0) + 1
 
     def leaving(self, chunk: Chunk) -> list[LateHit]:
         """The candidates on `chunk` (about to leave memory) worth checking: the latest ones, as many as the newer
@@ -255,7 +259,8 @@ class LateHits:
     def _drop(self, item: LateHit) -> None:
         data, size = item.data, item.size
         item.found, item.data, item.size, item.chunk, item.origin = _NOT_CHECKED, b"", 0, None, None
-        self._dirty.update(item.rule_ids)
+        if item.queued:  # one that left its last queue is in none to let go of
+            self._dirty.update(item.rule_ids)
         if not size:
             return
         self._kept_count -= 1
