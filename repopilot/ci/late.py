@@ -18,6 +18,7 @@ bytes at all (the same accounting decides which are kept, so the same ones are).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import native
@@ -36,8 +37,9 @@ _BUDGET = 8 * 1024 * 1024  # and their bytes
 # whenever they go, and rebuilding every queue a chunk's candidates were in as each chunk leaves cost a fifth of
 # what a 50 MB log's late candidates do.
 _LET_GO_EVERY = 8
-# Shared by every candidate until it is checked (never mutated: a checked one gets a list of its own).
-_NOT_CHECKED: list[tuple[Rule, dict[str, str], str]] = []
+# Shared by every candidate until it is checked (a checked one gets a list of its own). A tuple, so that it can be
+# the field's plain default: a default factory cost a call per candidate.
+_NOT_CHECKED: tuple[tuple[Rule, dict[str, str], str], ...] = ()
 
 
 def _newlines(data: bytes, start: int, end: int) -> int:
@@ -60,7 +62,7 @@ class LateHit:
     chunk: Chunk | None  # while unchecked
     in_script: bool = False
     # The rules that fired, winner first (a list of its own once checked: tens of thousands wait unchecked).
-    found: list[tuple[Rule, dict[str, str], str]] = field(default_factory=lambda: _NOT_CHECKED)
+    found: Sequence[tuple[Rule, dict[str, str], str]] = _NOT_CHECKED
     data: bytes = b""  # the bytes holding the whole lines kept around the trigger: `data[lo:hi]`
     lo: int = 0
     hi: int = 0

@@ -17,7 +17,7 @@ import os
 import re
 import threading
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -628,7 +628,8 @@ def _keep_latest(lines: array[int], n: int) -> None:
 _UNREAD: dict[str, str] = {}
 
 
-def _with_fields(found: list[tuple[Rule, dict[str, str], str]], text: str) -> list[tuple[Rule, dict[str, str], str]]:
+def _with_fields(found: Sequence[tuple[Rule, dict[str, str], str]],
+                 text: str) -> list[tuple[Rule, dict[str, str], str]]:
     """A late hit's rules with the fields and message each reads from its trigger line (they fired on it)."""
     out = []
     for rule, _, _ in found:
