@@ -653,6 +653,7 @@ class _State:
         self.shared: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[tuple[int, ...], tuple[str, ...]]] = {}
         self.chunk: Chunk | None = None  # the chunk whose flagged lines are being handled (`at_chunk`)
         self.past_markers: set[frozenset[str]] = set()  # sets of markers whose kept ones are all there are
+        self.past_eager: set[tuple[str, ...]] = set()  # sets of rules all past their first `_EAGER` hits
 
     def keep(self, first: int, last: int, get: LineGetter) -> None:
         keep = self.res.text
@@ -757,10 +758,17 @@ class _State:
         """Queue line `n` as a late candidate when all its rules (`late_key`: their indexes and ids) are past their
         first `_EAGER` hits (or all rules together past `_EAGER_TOTAL`)."""
         idxs, rule_ids = late_key
-        counts = self.counts
-        if not idxs or (self.eager < _EAGER_TOTAL and any(counts.get(rid, 0) < _EAGER for rid in rule_ids)):
+        if not idxs:
             return False
-        self.late.add(n, idxs, rule_ids, self.chunk_of(n, window), self.in_group and self.group_is_run)
+        if self.eager < _EAGER_TOTAL and rule_ids not in self.past_eager:
+            counts = self.counts
+            if any(counts.get(rid, 0) < _EAGER for rid in rule_ids):
+                return False
+            self.past_eager.add(rule_ids)  # rules' hits only grow: past their first ones for good
+        chunk = self.chunk
+        if chunk is None or not chunk.first <= n <= chunk.last:
+            chunk = window.chunk_of(n)
+        self.late.add(n, idxs, rule_ids, chunk, self.in_group and self.group_is_run)
         return True
 
     def at_chunk(self, chunk: Chunk | None) -> None:
