@@ -550,8 +550,17 @@ class Scanner:
 
     def _process(self, order: list[int], by_line: dict[int, set[int]], window: Window, state: _State) -> None:
         state.at_chunk(window.chunk_of(order[0]) if order else None)
+        # A flagged line costs a few hundred nanoseconds when it is a late candidate or a marker its bytes tell, so
+        # those are handled here, without a call for the line nor for its plan's lookup (a tenth of their cost).
+        plans = self._plans
         for n in order:
-            self._line(n, by_line[n], window, state)
+            pids = by_line[n]
+            idxs, structs, late_key = plans.get(frozenset(pids)) or self._plan(pids)
+            if not structs and state.defer(n, late_key, window):
+                continue
+            if not idxs and state.markers_from_bytes(n, structs, window):
+                continue
+            self._line(n, idxs, structs, window, state)
 
     def _plan(self, pids: set[int]) -> _Plan:
         """What a flagged line's pattern ids call for: its rules (catalog order), its structure markers, and the
@@ -568,12 +577,8 @@ class Scanner:
                 self._plans[key] = plan
         return plan
 
-    def _line(self, n: int, pids: set[int], window: Window, state: _State) -> None:
-        idxs, structs, late_key = self._plan(pids)
-        if not structs and state.defer(n, late_key, window):
-            return
-        if not idxs and state.markers_from_bytes(n, structs, window):
-            return
+    def _line(self, n: int, idxs: tuple[int, ...], structs: frozenset[str], window: Window, state: _State) -> None:
+        """A flagged line read as text: its markers, then its rules."""
         chunk = state.chunk_of(n, window)
         if chunk is None:
             return
