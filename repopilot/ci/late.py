@@ -149,9 +149,22 @@ class LateHits:
                 queue = queues[rid] = _Queue()
             slot = queue.added
             queue.added = slot + 1
-            if slot >= _ROOM:
-                self._leave(queue, slot - _ROOM, rid)
-            queue.slots.append((slot, item))
+            slots = queue.slots
+            if slot >= _ROOM:  # slot `slot - _ROOM` leaves the queue (counted)
+                if slots and slots[0][0] == slot - _ROOM:
+                    old = slots.popleft()[1]
+                    old.queued -= 1
+                    if not old.queued:  # in no queue: given up
+                        # Still waiting on a chunk in memory (candidates checked or cut have none: nothing is
+                        # added while those `leaving` returned are checked).
+                        self._live -= old.chunk is not None
+                        if old.size:
+                            self._drop(old)
+                        else:  # it holds nothing (never checked, rejected, cut or given up)
+                            old.chunk = None
+                capped = self.capped
+                capped[rid] = capped.get(rid, 0) + 1
+            slots.append((slot, item))
             item.queued += 1
         if chunk is not None:
             self._live += item.queued > 0
@@ -160,23 +173,6 @@ class LateHits:
                 self._waiting[chunk.first] = [item]
             else:
                 waiting.append(item)
-
-    def _leave(self, queue: _Queue, slot: int, rid: str) -> None:
-        """Slot `slot` leaves `rid`'s queue (counted); its candidate is given up when no other queue holds it."""
-        slots = queue.slots
-        if slots and slots[0][0] == slot:
-            old = slots.popleft()[1]
-            old.queued -= 1
-            if not old.queued:
-                # Still waiting on a chunk in memory: candidates checked or cut have none (nothing is added while
-                # those `leaving` returned are checked).
-                self._live -= old.chunk is not None
-                if old.size:
-                    self._drop(old)
-                else:  # it holds nothing (never checked, rejected, cut or given up): it only is no longer waiting
-                    old.chunk = None
-        capped = self.capped
-        capped[rid] = capped.get(rid, 0) + 1
 
     def leaving(self, chunk: Chunk) -> list[LateHit]:
         """The candidates on `chunk` (about to leave memory) worth checking: the latest ones, as many as the newer
