@@ -100,8 +100,8 @@ LEAD, OWN, TRAIL = "lead", "own", "trail"
 Piece = tuple[bytes, str, Origin | None]
 
 ProgressFn = Callable[[int], None]
-# A flagged line's rules (catalog indexes), structure markers, and (rules, their ids): see `Scanner._plan`.
-_Plan = tuple[tuple[int, ...], frozenset[str], tuple[tuple[int, ...], tuple[str, ...]]]
+# A flagged line's rules (catalog indexes), structure markers, and its rules' ids: see `Scanner._plan`.
+_Plan = tuple[tuple[int, ...], frozenset[str], tuple[str, ...]]
 
 
 def hyperscan_available() -> bool:
@@ -549,30 +549,36 @@ class Scanner:
         return order, by_line, newlines, anchors
 
     def _process(self, order: list[int], by_line: dict[int, set[int]], window: Window, state: _State) -> None:
-        state.at_chunk(window.chunk_of(order[0]) if order else None)
+        chunk = window.chunk_of(order[0]) if order else None
+        state.at_chunk(chunk)
         # A flagged line costs a few hundred nanoseconds when it is a late candidate or a marker its bytes tell, so
-        # those are handled here, without a call for the line nor for its plan's lookup (a tenth of their cost).
+        # those are handled here, without a call for the line, its plan's lookup or the candidate's rules' caps (a
+        # call was a tenth of their cost).
         plans = self._plans
+        add = state.late.add
         for n in order:
             pids = by_line[n]
-            idxs, structs, late_key = plans.get(frozenset(pids)) or self._plan(pids)
-            if not structs and state.defer(n, late_key, window):
+            idxs, structs, rule_ids = plans.get(frozenset(pids)) or self._plan(pids)
+            if not structs and idxs and (state.eager >= _EAGER_TOTAL or state.past_eager(rule_ids)):
+                # A late candidate: all its rules are past their first hits (or all rules together past theirs).
+                on = chunk if chunk is not None and chunk.first <= n <= chunk.last else window.chunk_of(n)
+                add(n, idxs, rule_ids, on, state.in_group and state.group_is_run)
                 continue
             if not idxs and state.markers_from_bytes(n, structs, window):
                 continue
             self._line(n, idxs, structs, window, state)
 
     def _plan(self, pids: set[int]) -> _Plan:
-        """What a flagged line's pattern ids call for: its rules (catalog order), its structure markers, and the
-        key it waits under as a late candidate (its rules and their ids). Lines flag few distinct sets of
-        patterns, so each set is worked out once per scanner."""
+        """What a flagged line's pattern ids call for: its rules (catalog order), its structure markers, and its
+        rules' ids (the queues it waits in as a late candidate). Lines flag few distinct sets of patterns, so each
+        set is worked out once per scanner."""
         key = frozenset(pids)
         plan = self._plans.get(key)
         if plan is None:
             rule_of = self._rule_of
             idxs = tuple(sorted({rule_of[p] for p in key if rule_of[p] >= 0}))
             structs = frozenset(self._struct_of[p] for p in key if rule_of[p] < 0)
-            plan = (idxs, structs, (idxs, tuple(self.catalog.rules[i].id for i in idxs)))
+            plan = (idxs, structs, tuple(self.catalog.rules[i].id for i in idxs))
             if len(self._plans) < _MAX_PLANS:
                 self._plans[key] = plan
         return plan
@@ -658,7 +664,7 @@ class _State:
         self.shared: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[tuple[int, ...], tuple[str, ...]]] = {}
         self.chunk: Chunk | None = None  # the chunk whose flagged lines are being handled (`at_chunk`)
         self.past_markers: set[frozenset[str]] = set()  # sets of markers whose kept ones are all there are
-        self.past_eager: set[tuple[str, ...]] = set()  # sets of rules all past their first `_EAGER` hits
+        self.past: set[tuple[str, ...]] = set()  # sets of rules all past their first `_EAGER` hits
 
     def keep(self, first: int, last: int, get: LineGetter) -> None:
         keep = self.res.text
@@ -759,21 +765,15 @@ class _State:
             self.classes.check(n, window)
         self.hit(n, found, get, self.in_group and self.group_is_run)
 
-    def defer(self, n: int, late_key: tuple[tuple[int, ...], tuple[str, ...]], window: Window) -> bool:
-        """Queue line `n` as a late candidate when all its rules (`late_key`: their indexes and ids) are past their
-        first `_EAGER` hits (or all rules together past `_EAGER_TOTAL`)."""
-        idxs, rule_ids = late_key
-        if not idxs:
+    def past_eager(self, rule_ids: tuple[str, ...]) -> bool:
+        """Whether all these rules are past their first `_EAGER` hits: a line flagged for them is a late candidate
+        (ci/late.py). Their hits only grow: once past, past for good."""
+        if rule_ids in self.past:
+            return True
+        counts = self.counts
+        if any(counts.get(rid, 0) < _EAGER for rid in rule_ids):
             return False
-        if self.eager < _EAGER_TOTAL and rule_ids not in self.past_eager:
-            counts = self.counts
-            if any(counts.get(rid, 0) < _EAGER for rid in rule_ids):
-                return False
-            self.past_eager.add(rule_ids)  # rules' hits only grow: past their first ones for good
-        chunk = self.chunk
-        if chunk is None or not chunk.first <= n <= chunk.last:
-            chunk = window.chunk_of(n)
-        self.late.add(n, idxs, rule_ids, chunk, self.in_group and self.group_is_run)
+        self.past.add(rule_ids)
         return True
 
     def at_chunk(self, chunk: Chunk | None) -> None:
