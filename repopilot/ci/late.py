@@ -210,10 +210,12 @@ class LateHits:
         self._kept.append(item)
         self._kept_count += 1
         self._kept_bytes += item.size
+        capped = self.capped
         while self._kept_count > _TOTAL or self._kept_bytes > _BUDGET:
             old = self._kept.popleft()
             if old.size:
-                self.count(old.found[0][0].id)
+                rid = old.found[0][0].id
+                capped[rid] = capped.get(rid, 0) + 1
                 self._drop(old)
 
     def _hold(self, item: LateHit) -> None:

@@ -585,9 +585,11 @@ class Scanner:
 
     def _line(self, n: int, idxs: tuple[int, ...], structs: frozenset[str], window: Window, state: _State) -> None:
         """A flagged line read as text: its markers, then its rules."""
-        chunk = state.chunk_of(n, window)
-        if chunk is None:
-            return
+        chunk = state.chunk
+        if chunk is None or not chunk.first <= n <= chunk.last:
+            chunk = window.chunk_of(n)
+            if chunk is None:
+                return
         text = chunk.clean(n)  # `window.get(n)`
         state.structure(n, text, structs, window)
         if idxs:
@@ -712,11 +714,11 @@ class _State:
         thousands of such lines, each decoded and cleaned otherwise."""
         res = self.res
         if structs not in self.past_markers:
-            if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
+            if ("job" in structs or "jobend" in structs  # every job start and end is kept (a few per job)
+                    or ("group" in structs and len(res.groups) < _KEEP_MARKERS)
                     or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
                     or ("success" in structs and len(res.successes) < _KEEP_MARKERS)
-                    or ("section" in structs and len(res.sections) < _KEEP_MARKERS)
-                    or "job" in structs or "jobend" in structs):  # every job start and end is kept (a few per job)
+                    or ("section" in structs and len(res.sections) < _KEEP_MARKERS)):
                 return False
             self.past_markers.add(structs)  # the markers kept only grow: past them once, past them for good
         if "group" not in structs and "endgroup" not in structs:
