@@ -416,7 +416,7 @@ class Scanner:
         database = self.engine.serialized() if where is not None else None
         located = located_pieces(stream, self.chunk_size, res)
         if where is not None and database is not None:
-            triples = scanned_ahead(located, where, self.chunk_size, self.engine.scan, database)
+            triples = scanned_ahead(located, where, self.chunk_size, self.engine.scan, database, res)
         else:
             triples = ((p, o, self.engine.scan(p)) for p, o in located)
         scanned = (((p, OWN, o if reread is not None else None), found) for p, o, found in triples)
