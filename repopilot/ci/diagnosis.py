@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -585,12 +586,8 @@ def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) 
     spans: dict[int, tuple[list[tuple[int, int]], int, int]] = {}
     for f in ranked:
         own = f.ranges()
-        line = f.trigger
         _, low, high = own_bounds = _bounded(own)
-        host = next((k for k in by_category.get(f.category, ()) if k.rule != f.rule and (
-            (k.test is not None and k.test == f.test)
-            or (spans[id(k)][1] <= line <= spans[id(k)][2] and any(a <= line <= b for a, b in spans[id(k)][0]))
-            or (low <= k.trigger <= high and any(a <= k.trigger <= b for a, b in own)))), None)
+        host = _host(f, own, low, high, by_category.get(f.category, ()), spans)
         if host is None:
             kept.append(f)
             by_category.setdefault(f.category, []).append(f)
@@ -605,6 +602,26 @@ def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) 
         decisions.append({"rule": f.rule, "line": f.trigger, "decision": "merged",
                           "why": f"the same failure as {host.rule} at line {host.trigger}"})
     return kept
+
+
+def _host(f: Failure, own: list[tuple[int, int]], low: int, high: int, kept: Sequence[Failure],
+          spans: dict[int, tuple[list[tuple[int, int]], int, int]]) -> Failure | None:
+    """The first of `kept` (of f's category) that `f` is seen again of: another rule's failure naming the same
+    test, or whose blocks hold f's trigger, or one whose trigger is in f's blocks (`own`, within `low`..`high`).
+    A loop over locals: this runs for every pair of a big log's failures of one category."""
+    line, rule, test = f.trigger, f.rule, f.test
+    for k in kept:
+        if k.rule == rule:
+            continue
+        if k.test is not None and k.test == test:
+            return k
+        ranges, first, last = spans[id(k)]
+        if first <= line <= last and any(a <= line <= b for a, b in ranges):
+            return k
+        at = k.trigger
+        if low <= at <= high and any(a <= at <= b for a, b in own):
+            return k
+    return None
 
 
 def _bounded(ranges: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int, int]:
