@@ -580,6 +580,169 @@ static PyObject *trim(PyObject *module, PyObject *unused)
 #endif
 }
 
+/* ---- clean_line ----------------------------------------------------------------------------------------------- */
+
+/* lines.clean_text for one line of a chunk, for the lines whose result the bytes settle without decoding first: no
+ * escape code left, at most MAX_LINE bytes (so no cut), an ASCII first byte (no BOM). What it removes is then the
+ * runner's fixed-width timestamp or a TIMESTAMP match, both ending on an ASCII byte: the UTF-8 decoder starts afresh
+ * after any ASCII byte (no invalid sequence takes one in), so decoding what follows gives the cleaned text's rest.
+ * Wherever a character test might differ from a byte test (a non-ASCII byte where `\d` or `str.isdigit` looks: a
+ * digit of another script would pass) the answer is "ask Python". */
+
+#define MAX_LINE 4000 /* lines._MAX_LINE: characters kept; a line of at most this many bytes has no more of them */
+#define TAB_HEAD 300  /* clean_text looks for a tab in the first this many characters */
+#define ASK_PYTHON (-1)
+
+static int all_ascii(const unsigned char *s, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+/* Where TIMESTAMP's time part, `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?`, matching at s[p] ends; 0 when it does
+ * not match there, ASK_PYTHON when a non-ASCII byte stands where it wants a digit. Each part is followed by what it
+ * cannot take, so the greedy reading is the regex's only one. */
+static Py_ssize_t time_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t p)
+{
+    static const char form[] = "dddd-dd-ddTdd:dd:dd";
+    Py_ssize_t q = p;
+    for (const char *f = form; *f; f++, q++) {
+        if (q >= n)
+            return 0;
+        if (*f != 'd') {
+            if (s[q] != (unsigned char)*f)
+                return 0;
+        } else if (s[q] >= 0x80) {
+            return ASK_PYTHON;
+        } else if (s[q] < '0' || s[q] > '9') {
+            return 0;
+        }
+    }
+    if (q < n && s[q] == '.') {
+        Py_ssize_t r = q + 1;
+        while (r < n && s[r] >= '0' && s[r] <= '9')
+            r++;
+        if (r < n && s[r] >= 0x80)
+            return ASK_PYTHON;
+        if (r > q + 1)
+            q = r;
+    }
+    if (q >= n || s[q] != 'Z')
+        return 0;
+    return (q + 1 < n && s[q + 1] == ' ') ? q + 2 : q + 1;
+}
+
+/* TIMESTAMP (`^\ufeff?(?:[^\t]*\t[^\t]*\t\ufeff?(?=\d{4}-))?` then the time) on a line whose first byte is ASCII
+ * (so no leading BOM) and whose first tab is s[tab] (-1: none): the bytes it takes away, 0 or ASK_PYTHON. The
+ * optional group is tried first (`JOB<TAB>STEP<TAB>` of `gh run view --log`, a BOM maybe after it); when the time
+ * does not follow it the regex falls back to the time at the start. */
+static Py_ssize_t timestamp_end(const unsigned char *s, Py_ssize_t n, Py_ssize_t tab)
+{
+    if (tab >= 0) {
+        const unsigned char *second = memchr(s + tab + 1, '\t', (size_t)(n - tab - 1));
+        if (second != NULL) {
+            Py_ssize_t p = second - s + 1;
+            if (n - p >= 3 && s[p] == 0xef && s[p + 1] == 0xbb && s[p + 2] == 0xbf)
+                p += 3;
+            Py_ssize_t end = time_at(s, n, p);
+            if (end != 0)
+                return end;
+        }
+    }
+    return time_at(s, n, 0);
+}
+
+/* `text[:4].isdigit()` for a line whose first byte is ASCII: 1, 0 or ASK_PYTHON (a non-ASCII byte among them). */
+static int starts_with_digits(const unsigned char *s, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n && i < 4; i++) {
+        if (s[i] >= 0x80)
+            return ASK_PYTHON;
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    }
+    return n > 0;
+}
+
+/* The bytes clean_text takes away at the start of line s[0:n], or ASK_PYTHON. */
+static Py_ssize_t clean_skip(const unsigned char *s, Py_ssize_t n)
+{
+    if (n == 0)
+        return 0;
+    if (n > MAX_LINE || s[0] >= 0x80 || memchr(s, ESC, (size_t)n) != NULL)
+        return ASK_PYTHON;
+    int digits = starts_with_digits(s, n);
+    if (digits < 0)
+        return ASK_PYTHON;
+    if (digits && n >= 28) {
+        /* The runner's fixed-width prefix, checked as clean_text checks it (all ASCII: characters are bytes). */
+        if (!all_ascii(s + 4, 24))
+            return ASK_PYTHON;
+        if (s[4] == '-' && s[10] == 'T' && s[27] == 'Z')
+            return (n > 28 && s[28] == ' ') ? 29 : 28;
+    }
+    const unsigned char *t = memchr(s, '\t', (size_t)n);
+    Py_ssize_t tab = t == NULL ? -1 : t - s;
+    /* clean_text tries TIMESTAMP when `text[:4].isdigit() or "\t" in text[:300]` (no BOM: the first byte is ASCII).
+     * A tab's character index is at most its byte index; past 300 bytes only an ASCII head makes them equal. */
+    if (!digits && (tab < 0 || tab >= TAB_HEAD)) {
+        if (tab >= 0 && !all_ascii(s, tab))
+            return ASK_PYTHON;
+        return 0;
+    }
+    return timestamp_end(s, n, tab);
+}
+
+/* clean_line(data, start): lines.clean_text of the line of `data` starting at `start` (up to the next newline or
+ * the end), or None where only clean_text can tell. Reads the line in place: no slice of it is made. */
+static PyObject *clean_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "clean_line(data, start) takes 2 arguments");
+        return NULL;
+    }
+    if (!PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "clean_line: data must be bytes");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    if (start == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t len = PyBytes_GET_SIZE(args[0]);
+    if (start < 0 || start > len) {
+        PyErr_SetString(PyExc_IndexError, "clean_line: start out of range");
+        return NULL;
+    }
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(args[0]) + start;
+    const unsigned char *nl = memchr(s, '\n', (size_t)(len - start));
+    Py_ssize_t n = nl == NULL ? len - start : nl - s;
+    Py_ssize_t skip = clean_skip(s, n);
+    if (skip < 0)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8((const char *)s + skip, n - skip, "replace");
+}
+
+/* clean_start(raw): lines.clean_start in C (a marker line's start in its bytes, or None): the same tests on the
+ * same bytes, without the slice of the head and the Python frame of each test. */
+static PyObject *clean_start(PyObject *module, PyObject *arg)
+{
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "clean_start: raw must be bytes");
+        return NULL;
+    }
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(arg);
+    Py_ssize_t n = PyBytes_GET_SIZE(arg);
+    if (memchr(s, ESC, (size_t)n) != NULL || memchr(s, '\t', (size_t)n) != NULL)
+        Py_RETURN_NONE;
+    if (n >= 29 && all_ascii(s, 29) && s[4] == '-' && s[10] == 'T' && s[27] == 'Z' && starts_with_digits(s, 4) == 1)
+        return PyLong_FromLong(s[28] == ' ' ? 29 : 28);
+    if (n == 0 || (s[0] < 0x80 && (s[0] < '0' || s[0] > '9')))
+        return PyLong_FromLong(0);
+    Py_RETURN_NONE;
+}
+
 /* ---- module --------------------------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -589,6 +752,9 @@ static PyMethodDef methods[] = {
     {"pack_located", pack_located, METH_VARARGS, "pack_located(data, matches) -> bytes: locate's result, packed."},
     {"unpack_located", unpack_located, METH_VARARGS, "unpack_located(packed, first) -> what locate gives."},
     {"newlines", newlines, METH_O, "The number of newline bytes in data."},
+    {"clean_line", (PyCFunction)(void (*)(void))clean_line, METH_FASTCALL,
+     "clean_line(data, start) -> lines.clean_text of the line at start, or None where only it can tell."},
+    {"clean_start", clean_start, METH_O, "clean_start(raw) -> lines.clean_start(raw)."},
     {"trim", trim, METH_NOARGS, "Give the C heap's free pages back to the system (glibc); whether any were."},
     {NULL, NULL, 0, NULL},
 };

@@ -38,8 +38,17 @@ def strip_ansi_bytes(data: bytes) -> bytes:
 
 
 def clean_text(raw: bytes | str) -> str:
-    """One line as text: decoded leniently, without the timestamp prefix and ANSI codes, `\\r`s kept."""
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    """One line as text: decoded leniently, without the timestamp prefix and ANSI codes, `\\r`s kept. The C form
+    (`clean_line`, ci/native.py) tells most single lines' text from their bytes; this reads the rest."""
+    if isinstance(raw, bytes):
+        c = native.NATIVE
+        if c is not None and b"\n" not in raw:
+            told: str | None = c.clean_line(raw, 0)
+            if told is not None:
+                return told
+        text = raw.decode("utf-8", "replace")
+    else:
+        text = raw
     if len(text) > _MAX_LINE:
         text = text[:_MAX_LINE]
     text = text.rstrip("\n")
@@ -59,6 +68,9 @@ def clean_start(raw: bytes) -> int | None:
     line (`gh run view --log` puts job and step before the timestamp), or a start that is neither the runner's
     fixed-width timestamp nor an ASCII character other than a digit (a BOM, or what the timestamp pattern might
     take away)."""
+    c = native.NATIVE
+    if c is not None:
+        return c.clean_start(raw)  # type: ignore[no-any-return]
     if b"\x1b" in raw or b"\t" in raw:
         return None
     head = raw[:29]
@@ -90,6 +102,8 @@ def segments(clean: str) -> list[str]:
 def display_text(clean: str) -> str:
     """What to show for a line: the terminal's view (text after the last `\\r`), or, when the `\\r`s separate a
     few distinct messages rather than a progress bar, those messages joined."""
+    if "\r" not in clean:  # one segment (almost every line): no list, no call
+        return clean.rstrip()
     parts = segments(clean)
     if len(parts) == 1:
         return parts[0].rstrip()

@@ -656,7 +656,8 @@ class _State:
                 t = get(k)
                 if t is None:
                     continue
-                keep[k] = display_text(t)
+                # `display_text` of a line without `\r` (nearly all) is the line right-stripped: no call per line.
+                keep[k] = t.rstrip() if "\r" not in t else display_text(t)
 
     def structure(self, n: int, text: str, structs: frozenset[str], window: Window) -> None:
         res = self.res

@@ -11,6 +11,7 @@ thousands). A summary not yet read is looked for in the next chunks.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -31,6 +32,8 @@ _PENDING_BYTES = 4 * 1024 * 1024  # how far past the window a class's summary is
 _MAX_PENDING = 16
 _SUMMARIES = 8  # summaries looked at after a class starts
 _MAX_SPANS = 20000
+_GAP = 4096  # bytes searched to join a look-up to what is known (a line's rest)
+_MAX_FOUND = 16  # chunks whose `Tests run: ` places are kept (the window holds 3, a late hit's its own)
 
 
 @dataclass
@@ -41,6 +44,51 @@ class _Pending:
     start: int  # the `Running` line
     left: int  # summaries still to look at
     bytes_left: int
+
+
+class _Found:
+    """Where `Tests run: ` occurs in one chunk's bytes, each place searched once: every occurrence starting in
+    `[lo, hi)` is in `at`. Hits near each other look for the summaries after their classes' starts in the same
+    bytes, and where a chunk holds none (a Gradle or Go part of the log) each look-up searched the whole rest of
+    the window: most of what a hit's look-up cost."""
+
+    __slots__ = ("at", "data", "hi", "lo")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.lo = self.hi = 0
+        self.at: list[int] = []
+
+    def find(self, pos: int) -> int:
+        """`data.find(_TESTS_RUN, pos)`."""
+        data = self.data
+        if self.hi < pos <= self.hi + _GAP:
+            # Just past what is known (the end of the line last found): search only the bytes between.
+            gap = data.find(_TESTS_RUN, self.hi, pos + len(_TESTS_RUN) - 1)
+            while gap != -1:
+                self.at.append(gap)
+                gap = data.find(_TESTS_RUN, gap + 1, pos + len(_TESTS_RUN) - 1)
+            self.hi = pos
+        elif not self.lo <= pos <= self.hi:
+            first = data.find(_TESTS_RUN, pos)
+            if pos < self.lo and (first == -1 or first >= self.lo):
+                self.lo = pos  # none between: what is known grows down
+            else:
+                self.lo = pos
+                self.at = [] if first == -1 else [first]
+                self.hi = len(data) if first == -1 else first + 1
+                return first
+        at = self.at
+        i = bisect.bisect_left(at, pos)
+        if i < len(at):
+            return at[i]
+        found = data.find(_TESTS_RUN, self.hi)
+        if found == -1:
+            self.hi = len(data)
+        else:
+            at.append(found)
+            self.hi = found + 1
+        return found
 
 
 def _line_bounds(data: bytes, pos: int) -> tuple[int, int]:
@@ -60,6 +108,7 @@ class PassedClasses:
         # there (-1: none): hits near each other search only the bytes between them.
         self._probes: dict[int, tuple[int, int]] = {}
         self._looked: set[tuple[int, int]] = set()  # (chunk, offset) of `Running` lines already looked up
+        self._summaries: dict[int, _Found] = {}  # a chunk's first line -> its `Tests run: ` places found so far
 
     def check(self, n: int, window: Window) -> None:
         """Look up the classes that started last before line `n` (each once); keep the spans of those that
@@ -147,8 +196,17 @@ class PassedClasses:
             self._probes = {k: v for k, v in self._probes.items() if k in live}
         self._probes[first] = (upto, nearest)
 
-    @staticmethod
-    def _summary_of(cls_name: bytes, start: int, chunks: list[Chunk], budget: int
+    def _found_in(self, chunk: Chunk) -> _Found:
+        """The `Tests run: ` places of `chunk` known so far (a chunk's first line names it in the scan; a late
+        hit's window of its own holds other bytes under the same number)."""
+        found = self._summaries.get(chunk.first)
+        if found is None or found.data is not chunk.data:
+            if len(self._summaries) >= _MAX_FOUND:
+                self._summaries.clear()  # hits move forward: the chunks asked about before have left memory
+            found = self._summaries[chunk.first] = _Found(chunk.data)
+        return found
+
+    def _summary_of(self, cls_name: bytes, start: int, chunks: list[Chunk], budget: int
                     ) -> tuple[tuple[int, bool] | None, int]:
         """The summary line of the class that started at line `start`: its number and whether the class passed,
         looked for among the next `budget` summaries of any class (a class's own is the first, or one of the
@@ -160,7 +218,8 @@ class PassedClasses:
             data = chunk.data
             ref_line = max(start + 1, chunk.first)
             ref_off = chunk.offset(ref_line)
-            pos = data.find(_TESTS_RUN, ref_off)
+            summaries = self._found_in(chunk)
+            pos = summaries.find(ref_off)
             while pos != -1:
                 if budget <= 0:
                     return None, 0
@@ -171,5 +230,5 @@ class PassedClasses:
                     m = _CLASS_SUMMARY.match(text)
                     if m is not None and m.group("cls") == name:
                         return (chunk.line_at(a, ref_off, ref_line), _CLASS_PASSED.match(text) is not None), budget
-                pos = data.find(_TESTS_RUN, b)
+                pos = summaries.find(b)
         return None, budget

@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 
+from . import native
 from .lines import clean_text
 from .pieces import Origin
 
@@ -15,6 +16,7 @@ __all__ = ["Chunk", "LineGetter", "Window"]
 LineGetter = Callable[[int], "str | None"]
 _WINDOW = 3  # chunks kept: the one being handled, the one before (blocks growing up) and the one after
 _AVG_LINE = 160  # bytes per line assumed when a run of lines is read at once; shorter reads fall back
+_MORE = 32  # lines read at once when a block grows down past the run read around its flagged line
 
 
 class Chunk:
@@ -99,14 +101,24 @@ class Chunk:
                 break
 
     def raw(self, n: int) -> bytes:
-        start = self.offset(n)
+        start = self._offsets.get(n)  # a flagged line (what asks for its bytes): no call to `offset`
+        if start is None:
+            start = self.offset(n)
         end = self.data.find(b"\n", start)
         return self.data[start:] if end == -1 else self.data[start:end]
 
     def clean(self, n: int) -> str:
-        text = self._cache.get(n)
+        """Line `n`'s cleaned text (`clean_text`): read in place by the C form for most lines (no slice, no
+        decode of the timestamp), by `clean_text` where the C form cannot tell or is off."""
+        text: str | None = self._cache.get(n)
         if text is None:
-            text = clean_text(self.raw(n))
+            start = self._offsets.get(n)  # a flagged line's start, found while counting: no call to `offset`
+            if start is None:
+                start = self.offset(n)
+            c = native.NATIVE
+            if c is None or (text := c.clean_line(self.data, start)) is None:
+                end = self.data.find(b"\n", start)
+                text = clean_text(self.data[start:] if end == -1 else self.data[start:end])
             if len(self._cache) < 50000:
                 self._cache[n] = text
         return text
@@ -121,9 +133,10 @@ class Chunk:
         hi = len(data) if hi == -1 else hi + 1
         return lo, hi, off - lo
 
-    def run(self, n: int, before: int, after: int) -> tuple[int, list[bytes]]:
+    def run(self, n: int, before: int, after: int) -> tuple[int, list[bytes], int]:
         """Raw lines around `n` read with two slices and two splits instead of a walk per line: the number of
-        the first one and the lines (fewer when lines are long or the chunk ends; callers fall back)."""
+        the first one, the lines (fewer when lines are long or the chunk ends; callers fall back) and where the
+        line after them starts."""
         data = self.data
         off = self.offset(n)
         back: list[bytes] = []
@@ -131,13 +144,20 @@ class Chunk:
             lo = max(0, off - before * _AVG_LINE)
             back = data[lo:off].split(b"\n")[1 if lo else 0:-1]  # a partial first piece; the empty last one
             back = back[-before:]
-        hi = off + (after + 1) * _AVG_LINE
-        fwd = data[off:hi].split(b"\n", after + 1)
-        if len(fwd) > after + 1 or hi < len(data) or data.endswith(b"\n"):
-            fwd.pop()  # what follows the lines asked for, a partial line, or the empty piece after the last `\n`
+        fwd = self.lines_at(off, after + 1)
         if not fwd:
-            return n, []
-        return n - len(back), back + fwd
+            return n, [], off
+        return n - len(back), back + fwd, off + sum(map(len, fwd)) + len(fwd)
+
+    def lines_at(self, off: int, count: int) -> list[bytes]:
+        """Up to `count` raw lines from the line starting at byte `off` on, by one slice and one split (fewer when
+        lines are long or the chunk ends)."""
+        data = self.data
+        hi = off + count * _AVG_LINE
+        lines = data[off:hi].split(b"\n", count)
+        if len(lines) > count or hi < len(data) or data.endswith(b"\n"):
+            lines.pop()  # what follows the lines asked for, a partial line, or the empty piece after the last `\n`
+        return lines
 
 
 class Window:
@@ -162,29 +182,54 @@ class Window:
         return None
 
     def get(self, n: int) -> str | None:
-        c = self.chunk_of(n)
-        return None if c is None else c.clean(n)
+        for c in self.chunks:  # chunk_of, without its frame: this is called for every flagged line and more
+            if c.first <= n <= c.last:
+                return c.clean(n)
+        return None
 
     def near(self, n: int, before: int, after: int) -> LineGetter:
         """A getter that reads lines `n-before .. n+after` from one run read on first use (each cleaned on first
-        use) and any other line of the window the usual way: what growing a block around a flagged line reads."""
+        use), the run read further in the same way when a block grows down past it, and any other line of the
+        window the usual way: what growing a block around a flagged line reads."""
         run: list[bytes] | None = None
         cleaned: list[str | None] = []
         start = end = n
+        more_at = -1  # where line `end` starts in `chunk` (-1: the run ends with the chunk or a long line)
+        chunk: Chunk | None = None
         get = self.get
 
+        def read_more() -> bool:
+            """The next lines after the run added to it (False: none could be)."""
+            nonlocal end, more_at
+            assert run is not None and chunk is not None
+            more = chunk.lines_at(more_at, _MORE) if end <= chunk.last else []
+            if not more:
+                more_at = -1
+                return False
+            run.extend(more)
+            cleaned.extend([None] * len(more))
+            end += len(more)
+            more_at += sum(map(len, more)) + len(more)
+            return True
+
         def near_get(k: int) -> str | None:
-            nonlocal run, start, end, cleaned
+            nonlocal run, start, end, cleaned, more_at, chunk
             if run is None:
                 chunk = self.chunk_of(n)
-                start, run = chunk.run(n, before, after) if chunk is not None else (n, [])
+                start, run, more_at = chunk.run(n, before, after) if chunk is not None else (n, [], -1)
                 end = start + len(run)
                 cleaned = [None] * len(run)
+            while end <= k < end + _MORE and more_at >= 0 and read_more():
+                pass
             if start <= k < end:
                 i = k - start
                 text = cleaned[i]
                 if text is None:
-                    text = cleaned[i] = clean_text(run[i])
+                    line = run[i]
+                    c = native.NATIVE
+                    if c is None or (text := c.clean_line(line, 0)) is None:
+                        text = clean_text(line)
+                    cleaned[i] = text
                 return text
             return get(k)
 

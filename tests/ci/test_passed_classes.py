@@ -45,3 +45,26 @@ def test_exception_stays_causal_unless_its_own_class_passed(tmp_path: Path, summ
     text = "[INFO] start\n" + LOGGED.replace(LOGGED.splitlines()[-1], summary) + "[INFO] BUILD FAILURE\n"
     r = _diagnose(tmp_path, text)
     assert 3 in r["error_lines"]
+
+
+def test_summary_places_found_once_answer_as_find_does() -> None:
+    # The `Tests run: ` places a chunk's look-ups share (testclasses._Found) give what `bytes.find` gives, in any
+    # order of asking: forwards line by line, backwards, jumping past what is known, at and past the end.
+    import random
+
+    from repopilot.ci.testclasses import _TESTS_RUN, _Found
+
+    rng = random.Random(7)
+    lines = [rng.choice([b"[INFO] Tests run: 3, Failures: 0 - in a.B", b"[INFO] Running a.B", b"x" * 5000, b""])
+             for _ in range(400)]
+    data = b"\n".join(lines)
+    found = _Found(data)
+    asked = [rng.randrange(len(data) + 1) for _ in range(300)] + list(range(0, len(data), 997))
+    asked += [len(data), 0, len(data) - 1]
+    for pos in asked:
+        assert found.find(pos) == data.find(_TESTS_RUN, pos), pos
+        hit = found.find(pos)
+        if hit != -1:  # then on from that line's end, as a look-up goes
+            end = data.find(b"\n", hit)
+            end = len(data) if end == -1 else end
+            assert found.find(end) == data.find(_TESTS_RUN, end)
