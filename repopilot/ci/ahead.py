@@ -1,8 +1,9 @@
 """A big log file scanned ahead by a helper process while this one works on the lines: the helper reads the file on
-its own, cleans each piece, scans it with hyperscan and numbers the lines of its matches (in C, ci/native.py); this
-process reads and cleans the same pieces (it needs their bytes) and gets each piece's located matches through a
-pipe, a few KB per 256 KB piece. The engine's scan, most of a pass's per-byte work, then runs on the other core
-while this one does the per-line Python work.
+its own, cleans each piece, scans it with hyperscan and numbers the lines of its matches (in C, ci/native.py); it
+puts each cleaned piece in memory shared with this process (a ring of a few pieces) and sends its located matches
+through a pipe, a few KB per 256 KB piece. This process takes each piece out of the ring (one copy, where reading
+and cleaning it here took three passes over its bytes) and does the per-line Python work: the engine's scan and
+the reading, most of a pass's per-byte work, run on the other core.
 
 Why a process and not a thread: hyperscan's Python binding takes the interpreter lock for every match it reports
 (half a million in a 500 MB Maven log), so a thread scanning while this one runs Python waits for the lock at every
@@ -10,24 +11,27 @@ match. Why a new interpreter and not a fork: a forked child shares this process'
 one, and this process's per-line work writes all over its heap, so the pair's memory grew with the time the scan
 took (31 MB at 10 MB, 54 MB at 500 MB from a wheel). The helper is a small interpreter of its own (`python -S`,
 hyperscan and two of RepoPilot's modules: about 10 MB whatever the log's size) that is ready after 30-40 ms; until
-then this process scans the first pieces itself, and hands the helper the rest at a piece's end.
+then this process reads and scans the first pieces itself, and hands the helper the rest at a piece's end. (Pieces
+handed over through the pipe instead of shared memory cost more than reading them here: two more copies through
+the kernel, and the helper waiting on a full pipe.)
 
-Results are the same as one pass (tests/ci/test_scan_ahead.py): the helper's pieces are the ones this process
-reads (the same file, read the same way from the same place), and a piece whose size differs from this process's
-(the file changed under the scan), or a helper that fails or stops answering, is met by scanning here from that
-piece on.
+Results are the same as one pass (tests/ci/test_scan_ahead.py): the helper's pieces are the ones one pass reads (the
+same file, read the same way from the same place), which this process checks on the helper's first piece against
+its own next one; a helper whose first piece differs (the file changed, or the pieces were cut elsewhere), that
+fails or stops answering is met by reading and scanning here from where its pieces stopped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import mmap
 import os
 import select
 import stat
 import struct
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple
 
@@ -43,37 +47,61 @@ AHEAD_FROM = 4 * 1024 * 1024
 _PATIENCE = 20.0
 # Seconds a piece waits for the helper to be ready: none (it is scanned here meanwhile); tests wait for it.
 _READY_WAIT = 0.0
-_HEADER = struct.Struct("<qq")  # a piece's cleaned size, its packed matches' size
+# A piece's record from the helper: its cleaned size (-1: the helper's pieces ended), its packed matches' size, where
+# its cleaned bytes are in the ring (-1: they follow the record), where it lies in the file from where the helper
+# began (-1: nowhere, a long line cut), its size there, and the bytes the helper read for it.
+_RECORD = struct.Struct("<qqqqqq")
 _OFFSET = struct.Struct("<q")  # where the helper starts: bytes from where this process began reading
+_ACK = struct.Struct("<q")  # the ring's bytes this process has taken out, from the start
 _READY = b"R"
-# The helper: the databases (ci/confirm.py's payload) and where to start on stdin, records on stdout. Only what it
-# needs is imported (not `site`: the paths are given, RepoPilot's first), so it starts in a few tens of milliseconds
-# and holds about 10 MB of its own.
+# The memory the helper hands cleaned pieces over in, shared with it (a piece bigger than half of it comes through
+# the pipe). A quarter of it is what a piece takes at most (one read and the rest of its last line): room for the
+# helper to stay a few pieces ahead.
+_RING = 2 * 1024 * 1024
+# The helper: the databases (ci/confirm.py's payload) and where to start on stdin, records on stdout, the cleaned
+# pieces in the ring (its descriptor 3). Only what it needs is imported (not `site`: the paths are given,
+# RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB of its own.
 _HELPER = """
-import struct, sys, types
-sys.path[:0] = sys.argv[4:]
+import mmap, struct, sys, types
+sys.path[:0] = sys.argv[5:]
 for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without the packages' start-up (2 MB)
     package = sys.modules[name] = types.ModuleType(name)
-    package.__path__ = [sys.argv[4] + "/" + name.replace(".", "/")]
+    package.__path__ = [sys.argv[5] + "/" + name.replace(".", "/")]
 import hyperscan
 from repopilot.ci import _native
 from repopilot.ci.confirm import load
 from repopilot.ci.pieces import located_pieces
-header, offset = struct.Struct("<qq"), struct.Struct("<q")
+record, offset, ack = struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<q")
 fin, out = sys.stdin.buffer, sys.stdout.buffer
 databases = load(fin.read(int(sys.argv[3])), hyperscan)
 scratches = databases.scratches()
+size = int(sys.argv[4])
+ring = mmap.mmap(3, size)
 out.write(b"R"); out.flush()
 (start,) = offset.unpack(fin.read(offset.size))
 class Count: size = 0
+count, read, written, taken = Count(), 0, 0, 0
 with open(sys.argv[1], "rb") as fh:
     fh.seek(start)
-    for k, (cleaned, _) in enumerate(located_pieces(fh, int(sys.argv[2]), Count())):
+    for k, (cleaned, origin) in enumerate(located_pieces(fh, int(sys.argv[2]), count)):
         found = databases.scan(cleaned, scratches, _native)
         packed = _native.pack_located(cleaned, found)
-        out.write(header.pack(len(cleaned), len(packed)) + packed); out.flush()
+        n, at = len(cleaned), -1
+        if n <= size // 2:
+            at = written % size
+            if at + n > size:  # the ring's end: the piece goes to its start
+                written, at = written + size - at, 0
+            while written + n - taken > size:  # wait until this process has taken out enough
+                (taken,) = ack.unpack(fin.read(ack.size))
+            ring[at:at + n] = cleaned
+            written += n
+        where = (origin.offset, origin.size) if origin is not None else (-1, 0)
+        out.write(record.pack(n, len(packed), at, *where, count.size - read) + (cleaned if at < 0 else b"") + packed)
+        out.flush()
+        read = count.size
         if k % 16 == 15:
             _native.trim()  # else the buffers' holes grew the helper by 8 MB at 500 MB
+out.write(record.pack(-1, 0, 0, 0, 0, 0)); out.flush()
 """
 
 
@@ -103,45 +131,131 @@ def reopenable(stream: BinaryIO) -> tuple[str, int] | None:
 
 
 def scanned_ahead(pieces: Iterator[tuple[bytes, Origin | None]], where: tuple[str, int], chunk_size: int,
-                  scan: Callable[[bytes], Found], database: bytes) -> Iterator[tuple[bytes, Origin | None,
-                                                                                     Found | Packed]]:
-    """Each of `pieces` (this process's, read from the file at `where`) with its matches: found here by `scan`
-    until the helper is ready and after it fails, located by the helper (which loads `database`) in between."""
+                  scan: Callable[[bytes], Found], database: bytes, counter: Any = None
+                  ) -> Iterator[tuple[bytes, Origin | None, Found | Packed]]:
+    """Each of `pieces` (this process's, read from the file at `where`; `counter.size` counts the bytes read, as
+    `located_pieces` does) with its matches: found here by `scan` until the helper is ready, then the helper's
+    pieces (its cleaned bytes and located matches); after a helper fails, this process's pieces again from where
+    the helper's stopped."""
     helper = _Helper(where, chunk_size, database)
     try:
-        for cleaned, origin in pieces:
-            packed = helper.next(len(cleaned)) if helper.state == _Helper.SCANNING else None
-            if packed is None and helper.state == _Helper.SCANNING:
-                helper.stop()  # it failed, stopped answering or read other bytes: the rest is scanned here
-            if packed is not None:
-                yield cleaned, origin, Packed(packed)
-                continue
+        it = iter(pieces)
+        for cleaned, origin in it:
             if helper.state == _Helper.STARTING and origin is not None and helper.ready():
-                helper.start_at(origin.offset + origin.size)  # the next piece is the helper's
+                helper.start_at(origin.offset + origin.size)  # the pieces after this one are the helper's
+            yield cleaned, origin, scan(cleaned)
+            if helper.state == _Helper.SCANNING:
+                break
+        else:
+            return
+        given = yield from _from_helper(helper, it, scan, counter)
+        if given is None:  # the helper's pieces went to the end
+            return
+        for _ in range(given):  # what the helper gave before it failed: read again here to go on from there
+            if next(it, None) is None:
+                break
+        for cleaned, origin in it:
             yield cleaned, origin, scan(cleaned)
     finally:
         helper.stop()
 
 
+def _from_helper(helper: _Helper, it: Iterator[tuple[bytes, Origin | None]], scan: Callable[[bytes], Found],
+                 counter: Any) -> Generator[tuple[bytes, Origin | None, Found | Packed], None, int | None]:
+    """The helper's pieces until they end (then None): the first must be this process's next one (else the file
+    changed, or the helper's pieces are cut elsewhere: it is stopped and this one scanned here, then 0), which is
+    used as read here. When the helper fails after that: the number of its pieces given since (read here again to
+    go on, so their bytes are taken off `counter` here to be counted once)."""
+    mine = next(it, None)
+    if mine is None:
+        return None
+    got = helper.next()
+    if not isinstance(got, _Piece) or len(got.cleaned) != len(mine[0]) or got.origin != mine[1]:
+        helper.stop()
+        yield mine[0], mine[1], scan(mine[0])
+        return 0
+    yield mine[0], mine[1], Packed(got.packed)
+    given = counted = 0
+    while isinstance(got := helper.next(), _Piece):
+        if counter is not None:
+            counter.size += got.read
+            counted += got.read
+        given += 1
+        yield got.cleaned, got.origin, Packed(got.packed)
+    if got == _END:
+        return None
+    helper.stop()
+    if counter is not None:
+        counter.size -= counted
+    return given
+
+
+class _Piece(NamedTuple):
+    """A piece from the helper: its cleaned bytes, where it lies (from where this process began reading), its
+    packed located matches, and the bytes the helper read for it."""
+
+    cleaned: bytes
+    origin: Origin | None
+    packed: bytes
+    read: int
+
+
+_END = "end"  # the helper's pieces ended (its last record)
+
+
+def _ring() -> tuple[int, mmap.mmap] | None:
+    """Memory to share with the helper (its descriptor and this process's map of it), or None when there is none."""
+    try:
+        if hasattr(os, "memfd_create"):
+            fd = os.memfd_create("repopilot-scan-ahead")
+        else:  # pragma: no cover - not Linux: a temporary file's pages, unlinked at once
+            import tempfile
+
+            with tempfile.TemporaryFile() as spool:
+                fd = os.dup(spool.fileno())
+        if fd == 3:  # the number the helper gets it as: a dup2 onto itself would leave it closing at exec
+            fd, was = os.dup(fd), fd
+            os.close(was)
+        try:
+            os.ftruncate(fd, _RING)
+            return fd, mmap.mmap(fd, _RING)
+        except BaseException:
+            os.close(fd)
+            raise
+    except (OSError, ValueError):
+        return None
+
+
 class _Helper:
-    """The helper process and its pipes."""
+    """The helper process, its pipes and the ring it hands pieces over in."""
 
     STARTING, SCANNING, STOPPED = "starting", "scanning", "stopped"
 
     def __init__(self, where: tuple[str, int], chunk_size: int, database: bytes) -> None:
         path, self._base = where
-        paths = [str(Path(__file__).resolve().parents[2]), *_module_dirs("hyperscan")]
-        self._proc: _Child | None = _Child(
-            [sys.executable, "-S", "-c", _HELPER, path, str(chunk_size), str(len(database)), *paths])
-        self.state = self.STARTING
+        self._start = 0  # where the helper's pieces begin, from where this process began reading
+        self._taken = 0  # the ring's bytes taken out, as the helper counts them
         self._buf = bytearray()
+        self._proc: _Child | None = None
+        self.state = self.STOPPED
+        ring = _ring()
+        if ring is None:
+            return
+        fd, self._map = ring
+        paths = [str(Path(__file__).resolve().parents[2]), *_module_dirs("hyperscan")]
+        try:
+            self._proc = _Child([sys.executable, "-S", "-c", _HELPER, path, str(chunk_size), str(len(database)),
+                                 str(_RING), *paths], fd)
+        finally:
+            os.close(fd)  # the helper has its own
+        self.state = self.STARTING
         self._in: IO[bytes] = self._proc.stdin
         self._out = self._proc.stdout.fileno()
-        for fd in (self._in.fileno(), self._out):
+        for pipe in (self._in.fileno(), self._out):
             with contextlib.suppress(ImportError, AttributeError, OSError):  # Linux: room for the database and
                 import fcntl  # for a few hundred pieces' records, not 64 KB: neither side waits on the other
 
-                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+                fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, 1 << 20)
         try:
             self._in.write(database)  # the pipe takes it while the helper starts (it reads it first)
         except OSError:
@@ -160,19 +274,41 @@ class _Helper:
         """The helper scans from `offset` bytes after where this process began reading."""
         try:
             self._in.write(_OFFSET.pack(self._base + offset))
-            self._in.close()
         except OSError:
             self.stop()
             return
+        self._start = offset
         self.state = self.SCANNING
 
-    def next(self, size: int) -> bytes | None:
-        """The next piece's packed matches when the helper located a piece of `size` cleaned bytes; else None."""
-        head = self._read(_HEADER.size, _PATIENCE)
+    def next(self) -> _Piece | str | None:
+        """The helper's next piece, `_END` after its last, None when it failed or stopped answering."""
+        head = self._read(_RECORD.size, _PATIENCE)
         if head is None:
             return None
-        got, length = _HEADER.unpack(head)
-        return self._read(length, _PATIENCE) if got == size else None
+        size, packed_size, at, offset, raw, read = _RECORD.unpack(head)
+        if size < 0:
+            return _END
+        cleaned = self._read(size, _PATIENCE) if at < 0 else self._take(at, size)
+        packed = self._read(packed_size, _PATIENCE) if cleaned is not None else None
+        if cleaned is None or packed is None:
+            return None
+        origin = Origin(self._start + offset, raw, size) if offset >= 0 else None
+        return _Piece(cleaned, origin, packed, read)
+
+    def _take(self, at: int, size: int) -> bytes | None:
+        """A piece's bytes out of the ring, where the helper says it put them (it counts them the same way), and
+        the helper told the room they leave."""
+        pos = self._taken % _RING
+        if pos + size > _RING:
+            self._taken += _RING - pos
+            pos = 0
+        if at != pos:
+            return None
+        data = self._map[at:at + size]
+        self._taken += size
+        with contextlib.suppress(OSError):  # a helper that is done no longer reads them (its records still count)
+            self._in.write(_ACK.pack(self._taken))
+        return data
 
     def _read(self, n: int, patience: float) -> bytes | None:
         buf = self._buf
@@ -198,6 +334,8 @@ class _Helper:
             with contextlib.suppress(OSError):
                 pipe.close()
         proc.wait()
+        with contextlib.suppress(BufferError):
+            self._map.close()
 
 
 class _Child:
@@ -205,7 +343,7 @@ class _Child:
     `subprocess.Popen` gives, by `os.posix_spawn`, since importing `subprocess` (with `signal` and `selectors`)
     took 3 ms of every scan ahead before its first piece. Only on POSIX, as scanning ahead (`reopenable`)."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], shared: int) -> None:
         # Python makes its descriptors not inheritable, so the child gets only its pipe ends, as 0 and 1 (dup2 clears
         # the flag), and what this process was given inheritable (which `Popen` would close: the helper lives only
         # as long as the scan). A process started with its standard streams closed may get a pipe end numbered 0 or
@@ -214,7 +352,7 @@ class _Child:
         out_r, out_w = os.pipe()
         try:
             self.pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[
-                (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
+                (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, shared, 3),
                 (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
         except BaseException:
             for fd in (in_r, in_w, out_r, out_w):

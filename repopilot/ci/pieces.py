@@ -2,8 +2,8 @@
 
 Removing escape sequences costs about as much as the engine's scan of a piece (one `re` substitution in C per
 piece; real Maven logs carry colour codes on most lines), and nothing else of a scan reads every byte twice.
-(Cleaning in a forked process while this one scans was tried: on a loaded machine the hand-over of every piece
-through a pipe cost more than it saved.)
+A big file is read and cleaned by the helper that scans it ahead (ci/ahead.py), which hands the pieces over in
+shared memory (through a pipe, on a loaded machine, the hand-over cost more than it saved).
 
 A piece read from a file (or the stdin spool, or bytes in memory) can be read again from where it lies: the scanner
 keeps where the lines around its latest hits are instead of the bytes (ci/late.py), so what it holds does not

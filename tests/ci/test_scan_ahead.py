@@ -149,6 +149,27 @@ def test_a_helper_that_fails_is_met_by_scanning_here(tmp_path: Path, small_ahead
     assert _no_helper_left()
 
 
+def test_a_helper_that_fails_midway_is_met_by_reading_here_from_where_it_stopped(
+        tmp_path: Path, small_ahead: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # It hands over a few pieces, then dies: the pieces it gave are not scanned again, the rest are read and
+    # scanned here, and the bytes read are counted once.
+    scan = "        found = databases.scan"
+    dies = ahead._HELPER.replace(scan, "        if k == 4:\n            raise SystemExit(1)\n" + scan)
+    assert dies != ahead._HELPER
+    monkeypatch.setattr(ahead, "_HELPER", dies)
+    path, sc = _log(tmp_path), _scanner()
+    database = sc.engine.serialized()
+    assert database is not None
+    counter = _Counter()
+    with path.open("rb") as fh:
+        got = list(ahead.scanned_ahead(located_pieces(fh, _CHUNK, counter), (str(path), 0), _CHUNK, sc.engine.scan,
+                                       database, counter))
+    assert sum(isinstance(f, ahead.Packed) for _, _, f in got) == 4  # this process's next piece and three more
+    assert _located(got) == _one_pass(path, sc)
+    assert counter.size == path.stat().st_size
+    assert _no_helper_left()
+
+
 def test_a_helper_that_stops_answering_is_given_up(tmp_path: Path, small_ahead: None,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ahead, "_HELPER", "import sys, time; sys.stdout.buffer.write(b'R'); sys.stdout.flush(); "
@@ -239,9 +260,9 @@ from repopilot.ci.scanner import Scanner
 ahead.AHEAD_FROM, ahead._READY_WAIT = 64 * 1024, 20.0
 located = []
 real_next = ahead._Helper.next
-def counted(self, size):
-    got = real_next(self, size)
-    located.append(got is not None)
+def counted(self):
+    got = real_next(self)
+    located.append(isinstance(got, ahead._Piece))
     return got
 ahead._Helper.next = counted
 with open(sys.argv[1], "rb") as fh:
