@@ -28,11 +28,19 @@ def python_forms() -> Iterator[None]:
 def test_newlines_in_c_count_what_bytes_count_counts_on_any_slice() -> None:
     rng = random.Random(7)
     for _ in range(300):
-        size = rng.choice([0, 1, 7, 8, 9, 63, 64, 65, 1000, 40000])
+        # Around the 255 words (2,040 bytes) whose newlines the C form sums per byte before adding them up.
+        size = rng.choice([0, 1, 7, 8, 9, 63, 64, 65, 1000, 2039, 2040, 2041, 2048, 4087, 4088, 4089, 40000])
         data = bytes(rng.choice(b"\n\n\nab\x0a\x8a\x00\xff") for _ in range(size))
         start = rng.randint(0, size)
         end = rng.randint(start, size)
         assert late._newlines(data, start, end) == data.count(b"\n", start, end)
+
+
+@needs_c
+def test_newlines_in_c_count_a_run_of_nothing_but_newlines() -> None:
+    data = b"\n" * 10000  # every byte of every word a newline: the most each byte's sum holds
+    for start, end in [(0, 10000), (3, 9999), (0, 2040), (1, 2041), (8, 4096), (5, 5)]:
+        assert late._newlines(data, start, end) == end - start
 
 
 def test_newlines_without_the_extension_count_as_bytes_count(python_forms: None) -> None:
