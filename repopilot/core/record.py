@@ -93,12 +93,14 @@ def plain(value: Any, *, json_ready: bool = True) -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
+    # The items of a list and a record's fields are mostly scalars: passed on without a call each.
     if kind is list:
-        return [plain(v, json_ready=json_ready) for v in value]
+        return [v if type(v) in _SCALARS else plain(v, json_ready=json_ready) for v in value]
     if isinstance(value, str | int | float | bool) or value is None:
         return value
     if isinstance(value, Record):
-        return {name: plain(getattr(value, name), json_ready=json_ready) for name in _field_names(kind)}
+        return {name: v if type(v) in _SCALARS else plain(v, json_ready=json_ready)
+                for name in _field_names(kind) for v in (getattr(value, name),)}
     if isinstance(value, dict):
         return {k: plain(v, json_ready=json_ready) for k, v in value.items()}
     if isinstance(value, list):
