@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .asking import ask
     from .diagnosing import diagnose, open_logs
     from .discovery import Discovery, discover_run
+    from .early import start_early
     from .failure_issues import keep_failure_issues
     from .fix_runs import (
         ApprovalOutcome,
@@ -94,6 +95,7 @@ __getattr__ = lazy_exports(__name__, {
     "asking": ("ask",),
     "diagnosing": ("diagnose", "open_logs"),
     "discovery": ("Discovery", "discover_run"),
+    "early": ("start_early",),
     "fix_runs": ("ApprovalOutcome", "FixOutcome", "RejectOutcome", "approve_run", "load_proposal", "reject_run",
                  "resume_run", "start_fix", "who_am_i"),
     "failure_issues": ("keep_failure_issues",),
@@ -197,6 +199,7 @@ __all__ = [
     "short_fingerprint",
     "shorten",
     "split_lines",
+    "start_early",
     "start_fix",
     "step_outcome",
     "step_subject",

@@ -5,9 +5,6 @@ scanned itself meanwhile."""
 
 from __future__ import annotations
 
-import os
-import stat
-
 __all__ = ["start_early"]
 
 
@@ -15,17 +12,7 @@ def start_early(argv: list[str]) -> None:
     """For `diagnose` with an argument naming a regular file big enough to be scanned ahead, start the helper now
     (an option's value counts too: a baseline log is scanned as well). A scan that does not take it (the setting
     off, a small log, parts in workers) ends it; nothing else is read here (the settings are read once, later)."""
-    if len(argv) < 2 or argv[0] != "diagnose":
-        return
-    from ..ci.ahead import AHEAD_FROM, prestart  # only for a diagnose
+    if len(argv) >= 2 and argv[0] == "diagnose":
+        from ..ci import prestart_helper  # only for a diagnose
 
-    for arg in argv[1:]:
-        if arg.startswith("-"):
-            continue
-        try:
-            found = os.stat(arg)
-        except (OSError, ValueError):
-            continue
-        if stat.S_ISREG(found.st_mode) and found.st_size >= AHEAD_FROM:
-            prestart()
-            return
+        prestart_helper([arg for arg in argv[1:] if not arg.startswith("-")])

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .ahead import prestart_helper
     from .attribution import BaseFacts, JobFacts, attribute_report
     from .command import find_command, log_lines
     from .engine import default_scanner, diagnose_input, diagnose_source
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 # Each name is imported from its module the first time it is used.
 __getattr__ = lazy_exports(__name__, {
+    "ahead": ("prestart_helper",),
     "command": ("find_command", "log_lines"),
     "attribution": ("BaseFacts", "JobFacts", "attribute_report"),
     "run_facts": ("RunFacts", "gather_run_facts"),
@@ -113,6 +115,7 @@ __all__ = [
     "next_issue_state",
     "open_sources",
     "parse_run_url",
+    "prestart_helper",
     "read_issue_state",
     "read_report",
     "render_failure_issue",

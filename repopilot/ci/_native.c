@@ -124,17 +124,27 @@ static PyObject *strip_ansi(PyObject *module, PyObject *arg)
 /* ---- newlines ------------------------------------------------------------------------------------------------- */
 
 /* The number of '\n' bytes in s[0:n]: eight bytes at a time (a byte of x is zero exactly where the word has a
- * newline; the expression sets that byte's top bit and no other), the rest one by one. */
+ * newline; the expression sets that byte's top bit and no other), the rest one by one. The newlines of up to 255
+ * words are summed per byte, then the bytes added up at once: `__builtin_popcountll` is a call into libgcc per word
+ * where the compiler may not assume the POPCNT instruction (a wheel's baseline x86-64), 142M of a 50 MB scan's
+ * 2,537M instructions under callgrind. */
 static Py_ssize_t count_newlines(const unsigned char *s, Py_ssize_t n)
 {
     const uint64_t ones7 = 0x7f7f7f7f7f7f7f7fULL, nl = 0x0a0a0a0a0a0a0a0aULL;
+    const uint64_t low8 = 0x00ff00ff00ff00ffULL, low16 = 0x0001000100010001ULL;
     Py_ssize_t count = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        uint64_t x = w ^ nl;
-        uint64_t zero = ~(((x & ones7) + ones7) | x | ones7);
-        count += __builtin_popcountll(zero);
+    while (i + 8 <= n) {
+        uint64_t sums = 0; /* per byte: the newlines of that byte in the words so far, at most 255 */
+        Py_ssize_t stop = n - i >= 8 * 255 ? i + 8 * 255 : n;
+        for (; i + 8 <= stop; i += 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t x = w ^ nl;
+            sums += (~(((x & ones7) + ones7) | x | ones7)) >> 7;
+        }
+        /* Pairs of bytes into 16-bit lanes (at most 510 each), then the four lanes added up in the top one. */
+        uint64_t pairs = (sums & low8) + ((sums >> 8) & low8);
+        count += (Py_ssize_t)((pairs * low16) >> 48);
     }
     for (; i < n; i++)
         count += s[i] == '\n';

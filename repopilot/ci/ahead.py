@@ -39,7 +39,7 @@ from . import native
 from .native import Found
 from .pieces import Origin
 
-__all__ = ["AHEAD_FROM", "Packed", "discard", "prestart", "reopenable", "scanned_ahead"]
+__all__ = ["AHEAD_FROM", "Packed", "discard", "prestart_helper", "reopenable", "scanned_ahead"]
 
 # A file below this is scanned in one pass: the helper's start-up is worth it only when it has a few MB to scan.
 AHEAD_FROM = 4 * 1024 * 1024
@@ -61,7 +61,7 @@ _TASK = struct.Struct("<qqq")  # what the helper is given: the database's size, 
 _RING = 2 * 1024 * 1024
 # The helper: its task (the file, the pieces' size), the databases (ci/confirm.py's payload) and where to start on
 # stdin, records on stdout, the cleaned pieces in the ring (its descriptor 3). It may be started before its task is
-# known (`prestart`). Only what it needs is imported (not `site`: the paths are given,
+# known (`prestart_helper`). Only what it needs is imported (not `site`: the paths are given,
 # RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB of its own.
 _HELPER = """
 import mmap, os, struct, sys, types
@@ -230,18 +230,28 @@ def _ring() -> tuple[int, mmap.mmap] | None:
         return None
 
 
-# A helper started before it was needed (`prestart`), not yet given its task.
+# A helper started before it was needed (`prestart_helper`), not yet given its task.
 _EARLY: list[tuple[_Child, mmap.mmap]] = []
 
 
-def prestart() -> None:
-    """Start a helper now, for the scan of a big file that is to come: its start-up (an interpreter, hyperscan's
-    module: 20-30 ms) then overlaps this process's own instead of the first pieces' scan. Called by a command that
-    knows it will scan such a file (app/early.py); a scan that does not need it ends it (`discard`)."""
-    if not _EARLY and native.NATIVE is not None and sys.executable and os.name == "posix":
-        started = _start()
-        if started is not None:
-            _EARLY.append(started)
+def prestart_helper(paths: list[str]) -> bool:
+    """Start a helper now when one of `paths` names a regular file big enough to be scanned ahead, for its scan to
+    come: the helper's start-up (an interpreter, hyperscan's module: 20-30 ms) then overlaps this process's own
+    instead of the first pieces' scan. Called by a command before it loads (app/early.py); a scan that does not
+    need the helper ends it (`discard`). Whether one was started."""
+    if _EARLY or native.NATIVE is None or not sys.executable or os.name != "posix":
+        return False
+    for path in paths:
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(found.st_mode) and found.st_size >= AHEAD_FROM:
+            started = _start()
+            if started is not None:
+                _EARLY.append(started)
+            return started is not None
+    return False
 
 
 def discard() -> None:

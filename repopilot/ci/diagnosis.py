@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,14 +191,15 @@ def _github_job_after(res: ScanResult, start: int) -> bool:
         m.line > start and m.text.startswith(("##[group]", "Cleaning up orphan processes")) for m in res.tail)
 
 
-def _failing_step(res: ScanResult) -> StepInfo | None:
+def _failing_step(res: ScanResult, starts: list[int] | None = None) -> StepInfo | None:
     """The failing GitHub step: the first whose exit marker says it failed, in the last job of the log that has
     one (a log of several jobs is read from its end: the last failing job is the one diagnosed). Without GitHub's
-    exit markers, the failing Azure Pipelines task."""
+    exit markers, the failing Azure Pipelines task. `starts`: `job_starts(res)`, when the caller has it."""
     markers = [m for m in res.errors if _PROCESS_EXIT.match(m.text)]
+    if starts is None:
+        starts = job_starts(res)
     if not markers and res.sections:
-        return _azure_step(res)
-    starts = job_starts(res)
+        return _azure_step(res, starts)
     last_job = 0
     if starts and markers:
         if starts[-1] > markers[-1].line and not _github_job_after(res, starts[-1]):
@@ -246,10 +248,9 @@ def _sections(res: ScanResult) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _azure_step(res: ScanResult) -> StepInfo | None:
+def _azure_step(res: ScanResult, starts: list[int]) -> StepInfo | None:
     """The failing Azure Pipelines task: the innermost section holding the first `##[error]` line of the last job,
     up to its last `##[error]` line (the task's own `Bash exited with code '1'.`)."""
-    starts = job_starts(res)
     since = starts[-1] if starts else 0
     errors = [m for m in res.errors if m.line >= since]
     spans = [s for s in _sections(res) if s[1] >= since]
@@ -289,7 +290,11 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     diag = Diagnosis(name=name, source=source, run_id=run_id, job=job, lines=res.lines, size=res.size,
                      engine=res.engine, catalog_version=catalog_version, texts=res.text, tail=res.tail,
                      keywords=res.keywords)
-    step = _failing_step(res)
+    # In a log of several jobs, the job that failed last: what failed in an earlier job (a disk that filled on
+    # another machine included) does not explain it. Its starts are found once: the failing step, the failing
+    # section and the job diagnosed all read them.
+    starts = job_starts(res)
+    step = _failing_step(res, starts)
     diag.step = step
     decisions = diag.decisions
     dropped = dropped or set()
@@ -303,13 +308,10 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
     explicit = step is not None and step.header_line > 0
     last_echo = 0
     if step is None:
-        region, explicit, last_echo = _failing_section(res)
+        region, explicit, last_echo = _failing_section(res, starts)
 
     if explicit:
         diag.region = region
-    # In a log of several jobs, the job that failed last: what failed in an earlier job (a disk that filled on
-    # another machine included) does not explain it.
-    starts = job_starts(res)
     failures: list[Failure] = []
     seen: dict[tuple[str, str], Failure] = {}
     group_lines = [g.line for g in res.groups]
@@ -498,14 +500,15 @@ _POST = re.compile(r"^(?:section_start:\d+:after_script|\[Pipeline\] \{ \(Declar
 _GITLAB_END = re.compile(r"^(?:section_end:\d+:step_script|ERROR: Job failed)")
 
 
-def _failing_section(res: ScanResult) -> tuple[tuple[int, int], bool, int]:
+def _failing_section(res: ScanResult, starts: list[int] | None = None) -> tuple[tuple[int, int], bool, int]:
     """Where a log without GitHub step markers failed, whether its own markers say so, and where its last command
     began. Travis names the failing command; GitLab stops its script at the failing command, so that is the last
     echo before the after_script section. Elsewhere (Jenkins, plain output, where steps may go on after a
     failure) the region is what follows the last "BUILD SUCCESS" before the last failure (errors a build survived
     did not fail the job)."""
     # In a log of several jobs, only the last job's markers say where it failed (the tail may end an earlier one).
-    starts = job_starts(res)
+    if starts is None:
+        starts = job_starts(res)
     since = starts[-1] if starts else 0
     post = next((m.line for m in res.tail if m.line >= since and _POST.match(m.text)), res.lines + 1)
     echoes = [c.line for c in res.commands if since <= c.line < post and not c.text.startswith("[Pipeline]")]
@@ -583,12 +586,8 @@ def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) 
     spans: dict[int, tuple[list[tuple[int, int]], int, int]] = {}
     for f in ranked:
         own = f.ranges()
-        line = f.trigger
         _, low, high = own_bounds = _bounded(own)
-        host = next((k for k in by_category.get(f.category, ()) if k.rule != f.rule and (
-            (k.test is not None and k.test == f.test)
-            or (spans[id(k)][1] <= line <= spans[id(k)][2] and any(a <= line <= b for a, b in spans[id(k)][0]))
-            or (low <= k.trigger <= high and any(a <= k.trigger <= b for a, b in own)))), None)
+        host = _host(f, own, low, high, by_category.get(f.category, ()), spans)
         if host is None:
             kept.append(f)
             by_category.setdefault(f.category, []).append(f)
@@ -603,6 +602,26 @@ def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) 
         decisions.append({"rule": f.rule, "line": f.trigger, "decision": "merged",
                           "why": f"the same failure as {host.rule} at line {host.trigger}"})
     return kept
+
+
+def _host(f: Failure, own: list[tuple[int, int]], low: int, high: int, kept: Sequence[Failure],
+          spans: dict[int, tuple[list[tuple[int, int]], int, int]]) -> Failure | None:
+    """The first of `kept` (of f's category) that `f` is seen again of: another rule's failure naming the same
+    test, or whose blocks hold f's trigger, or one whose trigger is in f's blocks (`own`, within `low`..`high`).
+    A loop over locals: this runs for every pair of a big log's failures of one category."""
+    line, rule, test = f.trigger, f.rule, f.test
+    for k in kept:
+        if k.rule == rule:
+            continue
+        if k.test is not None and k.test == test:
+            return k
+        ranges, first, last = spans[id(k)]
+        if first <= line <= last and any(a <= line <= b for a, b in ranges):
+            return k
+        at = k.trigger
+        if low <= at <= high and any(a <= at <= b for a, b in own):
+            return k
+    return None
 
 
 def _bounded(ranges: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int, int]:
@@ -624,7 +643,9 @@ def _named_in(f: Failure, res: ScanResult, region_text: str) -> bool:
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text.strip())
+    # Runs of whitespace made one space: what `re.sub(r"\s+", " ", text.strip())` does (`\s` and str.split both
+    # take the characters str.isspace calls whitespace), without a regex call per hit.
+    return " ".join(text.split())
 
 
 def _heuristic_lines(res: ScanResult, step: StepInfo | None, dropped: set[int], diag: Diagnosis) -> set[int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .digest import sha256
 from .words import ascii_lower, may_hold
@@ -71,8 +72,10 @@ _NUMBER = re.compile(r"(?<![A-Za-z_<])[-+]?\d+(?:[.,]\d+)*(?![A-Za-z_>])")
 _SPACE = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=4096)
 def normalise_message(text: str) -> str:
-    """The message with everything that varies between runs of the same failure masked."""
+    """The message with everything that varies between runs of the same failure masked. Remembered: a report's
+    failures share lines (a failure repeated, context lines a summary quotes) and the text alone decides it."""
     # (Colour codes are gone already: messages are made from the log reader's clean lines, ci/lines.py.)
     text = _masked(text, _MASKS, _MASK_WORDS)
     if not text.isascii() or any(w in text for w in _WORKSPACE_WORDS):

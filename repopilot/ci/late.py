@@ -18,8 +18,10 @@ bytes at all (the same accounting decides which are kept, so the same ones are).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from . import native
 from .catalog import Rule
 from .pieces import Origin, Reread
 from .window import Chunk, LineGetter, Window
@@ -35,8 +37,19 @@ _BUDGET = 8 * 1024 * 1024  # and their bytes
 # whenever they go, and rebuilding every queue a chunk's candidates were in as each chunk leaves cost a fifth of
 # what a 50 MB log's late candidates do.
 _LET_GO_EVERY = 8
-# Shared by every candidate until it is checked (never mutated: a checked one gets a list of its own).
-_NOT_CHECKED: list[tuple[Rule, dict[str, str], str]] = []
+# Shared by every candidate until it is checked (a checked one gets a list of its own). A tuple, so that it can be
+# the field's plain default: a default factory cost a call per candidate.
+_NOT_CHECKED: tuple[tuple[Rule, dict[str, str], str], ...] = ()
+
+
+def _newlines(data: bytes, start: int, end: int) -> int:
+    """The newlines in `data[start:end]`, counted in C when it is built: `bytes.count` looks at one byte at a time,
+    and counting the 32 KB kept around each of the latest hits twice was a fifth of growing them at the end."""
+    c = native.NATIVE
+    if c is None:
+        return data.count(b"\n", start, end)
+    count: int = c.newlines(memoryview(data)[start:end])
+    return count
 
 
 @dataclass(slots=True)
@@ -49,21 +62,21 @@ class LateHit:
     chunk: Chunk | None  # while unchecked
     in_script: bool = False
     # The rules that fired, winner first (a list of its own once checked: tens of thousands wait unchecked).
-    found: list[tuple[Rule, dict[str, str], str]] = field(default_factory=lambda: _NOT_CHECKED)
+    found: Sequence[tuple[Rule, dict[str, str], str]] = _NOT_CHECKED
     data: bytes = b""  # the bytes holding the whole lines kept around the trigger: `data[lo:hi]`
     lo: int = 0
     hi: int = 0
     at: int = 0  # where the trigger line starts in `data[lo:hi]`
     size: int = 0  # `hi - lo` while kept, else 0
     queued: int = 0  # the rule queues still holding it (none: it is never checked)
-    waits: bool = False  # in `LateHits._waiting` (its chunk has not left memory)
     origin: Origin | None = None  # where its chunk lies, when kept without its bytes (`data` is then empty)
 
     def window(self, source: bytes | None = None) -> Window:
         """The bytes kept around it (or read again: its chunk's, `source`) as a window of their own (line numbers as
         in the log)."""
         data = (self.data if source is None else source)[self.lo:self.hi]
-        chunk = Chunk(data, self.line - data.count(b"\n", 0, self.at), data.count(b"\n"))
+        before = _newlines(data, 0, self.at)
+        chunk = Chunk(data, self.line - before, before + _newlines(data, self.at, len(data)))
         chunk.anchor(self.line, self.at)
         window = Window()
         window.push(chunk)
@@ -129,25 +142,31 @@ class LateHits:
     def add(self, n: int, idxs: tuple[int, ...], rule_ids: tuple[str, ...], chunk: Chunk | None,
             in_script: bool) -> None:
         item = LateHit(n, idxs, rule_ids, chunk, in_script)
+        queues = self.queues
         for rid in rule_ids:
-            queue = self.queues.get(rid)
+            queue = queues.get(rid)
             if queue is None:
-                queue = self.queues[rid] = _Queue()
+                queue = queues[rid] = _Queue()
             slot = queue.added
-            queue.added += 1
-            if slot >= _ROOM:  # slot `slot - _ROOM` leaves the queue
-                slots = queue.slots
+            queue.added = slot + 1
+            slots = queue.slots
+            if slot >= _ROOM:  # slot `slot - _ROOM` leaves the queue (counted)
                 if slots and slots[0][0] == slot - _ROOM:
                     old = slots.popleft()[1]
                     old.queued -= 1
-                    if not old.queued:
-                        self._live -= old.waits
-                        self._drop(old)
-                self.count(rid)
-            queue.slots.append((slot, item))
+                    if not old.queued:  # in no queue: given up
+                        # Still waiting on a chunk in memory (candidates checked or cut have none: nothing is
+                        # added while those `leaving` returned are checked).
+                        self._live -= old.chunk is not None
+                        if old.size:
+                            self._drop(old)
+                        else:  # it holds nothing (never checked, rejected, cut or given up)
+                            old.chunk = None
+                capped = self.capped
+                capped[rid] = capped.get(rid, 0) + 1
+            slots.append((slot, item))
             item.queued += 1
         if chunk is not None:
-            item.waits = True
             self._live += item.queued > 0
             waiting = self._waiting.get(chunk.first)
             if waiting is None:
@@ -161,12 +180,11 @@ class LateHits:
         self._left += 1
         if self._left % _LET_GO_EVERY == 0:
             self._let_dead_go()
-        waiting = self._waiting.pop(chunk.first, ())
-        for i in waiting:  # each is checked now, or cut: most are dead once the chunk is gone
-            self._dirty.update(i.rule_ids)
-            self._live -= i.queued > 0
-            i.waits = False
-        items = [i for i in waiting if i.queued and i.chunk is chunk]
+        queued = [i for i in self._waiting.pop(chunk.first, ()) if i.queued]
+        self._live -= len(queued)
+        # Each is checked now, or cut: most are dead once the chunk is gone (those no queue holds are in none).
+        self._dirty.update(*{i.rule_ids for i in queued})
+        items = [i for i in queued if i.chunk is chunk]
         newer = self._live  # the queued candidates on the chunks still in memory
         cut = max(0, len(items) - max(0, _TOTAL - newer))
         for i in items[:cut]:
@@ -192,10 +210,12 @@ class LateHits:
         self._kept.append(item)
         self._kept_count += 1
         self._kept_bytes += item.size
+        capped = self.capped
         while self._kept_count > _TOTAL or self._kept_bytes > _BUDGET:
             old = self._kept.popleft()
             if old.size:
-                self.count(old.found[0][0].id)
+                rid = old.found[0][0].id
+                capped[rid] = capped.get(rid, 0) + 1
                 self._drop(old)
 
     def _hold(self, item: LateHit) -> None:
@@ -239,7 +259,8 @@ class LateHits:
     def _drop(self, item: LateHit) -> None:
         data, size = item.data, item.size
         item.found, item.data, item.size, item.chunk, item.origin = _NOT_CHECKED, b"", 0, None, None
-        self._dirty.update(item.rule_ids)
+        if item.queued:  # one that left its last queue is in none to let go of
+            self._dirty.update(item.rule_ids)
         if not size:
             return
         self._kept_count -= 1

@@ -6,7 +6,10 @@ coloured terminal text is the CLI's (it needs rich). Every piece of log-derived 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring as _encode_string
+from typing import Any
 
 from ..core.sanitize import json_visible, visible
 from .attribution import LABEL_TEXT
@@ -14,8 +17,8 @@ from .fingerprint import short_fingerprint
 from .paths import is_repo_relative
 from .report import AttributionLabel, DiagnosisReport, ReportFailure
 
-__all__ = ["LINE_CHARS", "MAX_ANNOTATIONS", "RENDERERS", "Renderer", "clip", "cut_line", "render_github",
-           "render_json", "render_markdown"]
+__all__ = ["LINE_CHARS", "MAX_ANNOTATIONS", "RENDERERS", "Renderer", "clip", "cut_line", "indented_json",
+           "render_github", "render_json", "render_markdown"]
 
 # A causal line longer than this is shown cut, saying so (`cut_line`); `--full-lines` shows it whole.
 LINE_CHARS = 200
@@ -29,7 +32,87 @@ Renderer = Callable[[Sequence[DiagnosisReport]], str]
 def render_json(reports: Sequence[DiagnosisReport]) -> str:
     """One log's report as an object, several as an array."""
     data = [r.contract() for r in reports]
-    return json_visible(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=1)) + "\n"
+    return json_visible(indented_json(data[0] if len(data) == 1 else data)) + "\n"
+
+
+def indented_json(data: Any) -> str:
+    """`json.dumps(data, ensure_ascii=False, indent=1)`, the same text. With an indent, json uses its encoder
+    written in Python, a generator per nesting level that every piece of text passes up through (a 50 MB log's
+    report: about 2 ms); JSON data made of exact dicts, lists, strings, numbers, booleans and None is written here
+    into one list instead, with json's own C string encoder. Anything else (a tuple, a subclass, a key that is no
+    string, a cycle) is left to json, to format or to refuse as it always did."""
+    parts: list[str] = []
+    try:
+        _indented(data, "\n", parts)
+    except (_NotPlain, RecursionError):
+        return json.dumps(data, ensure_ascii=False, indent=1)
+    return "".join(parts)
+
+
+class _NotPlain(Exception):
+    """A value `indented_json` leaves to json."""
+
+
+def _scalar(value: Any) -> str | None:
+    """The JSON of a string, number, boolean or None as json writes it, or None for a container."""
+    kind = type(value)
+    if kind is str:
+        return _encode_string(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        if math.isfinite(value):
+            return float.__repr__(value)
+        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"  # json's allow_nan words
+    if kind is dict or kind is list:
+        return None
+    raise _NotPlain
+
+
+def _indented(value: Any, newline: str, parts: list[str]) -> None:
+    """`value` at the nesting whose line break and indent is `newline`, appended to `parts`."""
+    text = _scalar(value)
+    if text is None:
+        _container(value, newline, parts)
+    else:
+        parts.append(text)
+
+
+def _container(value: dict[Any, Any] | list[Any], newline: str, parts: list[str]) -> None:
+    """A dict or a list as json writes it with `indent=1`: each item on a line of its own, one space deeper."""
+    if not value:
+        parts.append("{}" if type(value) is dict else "[]")
+        return
+    inner = newline + " "
+    sep = inner
+    if type(value) is dict:
+        parts.append("{")
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            parts += (sep, _encode_string(key), ": ")
+            text = _scalar(item)
+            if text is None:
+                _container(item, inner, parts)
+            else:
+                parts.append(text)
+            sep = "," + inner
+        parts.append(newline + "}")
+        return
+    parts.append("[")
+    for item in value:
+        parts.append(sep)
+        text = _scalar(item)
+        if text is None:
+            _container(item, inner, parts)
+        else:
+            parts.append(text)
+        sep = "," + inner
+    parts.append(newline + "]")
 
 
 def cut_line(text: str, width: int | None = LINE_CHARS) -> str:

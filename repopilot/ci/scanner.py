@@ -17,7 +17,7 @@ import os
 import re
 import threading
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -100,8 +100,8 @@ LEAD, OWN, TRAIL = "lead", "own", "trail"
 Piece = tuple[bytes, str, Origin | None]
 
 ProgressFn = Callable[[int], None]
-# A flagged line's rules (catalog indexes), structure markers, and (rules, their ids): see `Scanner._plan`.
-_Plan = tuple[tuple[int, ...], frozenset[str], tuple[tuple[int, ...], tuple[str, ...]]]
+# A flagged line's rules (catalog indexes), structure markers, and its rules' ids: see `Scanner._plan`.
+_Plan = tuple[tuple[int, ...], frozenset[str], tuple[str, ...]]
 
 
 def hyperscan_available() -> bool:
@@ -550,33 +550,48 @@ class Scanner:
         return order, by_line, newlines, anchors
 
     def _process(self, order: list[int], by_line: dict[int, set[int]], window: Window, state: _State) -> None:
+        chunk = window.chunk_of(order[0]) if order else None
+        state.at_chunk(chunk)
+        # A flagged line costs a few hundred nanoseconds when it is a late candidate or a marker its bytes tell, so
+        # those are handled here, without a call for the line, its plan's lookup or the candidate's rules' caps (a
+        # call was a tenth of their cost).
+        plans = self._plans
+        add = state.late.add
         for n in order:
-            self._line(n, by_line[n], window, state)
+            pids = by_line[n]
+            idxs, structs, rule_ids = plans.get(frozenset(pids)) or self._plan(pids)
+            if not structs and idxs and (state.eager >= _EAGER_TOTAL or state.past_eager(rule_ids)):
+                # A late candidate: all its rules are past their first hits (or all rules together past theirs).
+                on = chunk if chunk is not None and chunk.first <= n <= chunk.last else window.chunk_of(n)
+                add(n, idxs, rule_ids, on, state.in_group and state.group_is_run)
+                continue
+            if not idxs and state.markers_from_bytes(n, structs, window):
+                continue
+            self._line(n, idxs, structs, window, state)
 
     def _plan(self, pids: set[int]) -> _Plan:
-        """What a flagged line's pattern ids call for: its rules (catalog order), its structure markers, and the
-        key it waits under as a late candidate (its rules and their ids). Lines flag few distinct sets of
-        patterns, so each set is worked out once per scanner."""
+        """What a flagged line's pattern ids call for: its rules (catalog order), its structure markers, and its
+        rules' ids (the queues it waits in as a late candidate). Lines flag few distinct sets of patterns, so each
+        set is worked out once per scanner."""
         key = frozenset(pids)
         plan = self._plans.get(key)
         if plan is None:
             rule_of = self._rule_of
             idxs = tuple(sorted({rule_of[p] for p in key if rule_of[p] >= 0}))
             structs = frozenset(self._struct_of[p] for p in key if rule_of[p] < 0)
-            plan = (idxs, structs, (idxs, tuple(self.catalog.rules[i].id for i in idxs)))
+            plan = (idxs, structs, tuple(self.catalog.rules[i].id for i in idxs))
             if len(self._plans) < _MAX_PLANS:
                 self._plans[key] = plan
         return plan
 
-    def _line(self, n: int, pids: set[int], window: Window, state: _State) -> None:
-        idxs, structs, late_key = self._plan(pids)
-        if not structs and state.defer(n, late_key, window):
-            return
-        if not idxs and state.markers_from_bytes(n, structs, window):
-            return
-        text = window.get(n)
-        if text is None:
-            return
+    def _line(self, n: int, idxs: tuple[int, ...], structs: frozenset[str], window: Window, state: _State) -> None:
+        """A flagged line read as text: its markers, then its rules."""
+        chunk = state.chunk
+        if chunk is None or not chunk.first <= n <= chunk.last:
+            chunk = window.chunk_of(n)
+            if chunk is None:
+                return
+        text = chunk.clean(n)  # `window.get(n)`
         state.structure(n, text, structs, window)
         if idxs:
             state.rules(n, text, idxs, self.catalog.rules, window)
@@ -627,7 +642,8 @@ def _keep_latest(lines: array[int], n: int) -> None:
 _UNREAD: dict[str, str] = {}
 
 
-def _with_fields(found: list[tuple[Rule, dict[str, str], str]], text: str) -> list[tuple[Rule, dict[str, str], str]]:
+def _with_fields(found: Sequence[tuple[Rule, dict[str, str], str]],
+                 text: str) -> list[tuple[Rule, dict[str, str], str]]:
     """A late hit's rules with the fields and message each reads from its trigger line (they fired on it)."""
     out = []
     for rule, _, _ in found:
@@ -649,6 +665,9 @@ class _State:
         self.eager = 0  # hits grown at once, all rules
         self.late = LateHits(res.capped, reread)
         self.shared: dict[tuple[tuple[int, ...], tuple[str, ...]], tuple[tuple[int, ...], tuple[str, ...]]] = {}
+        self.chunk: Chunk | None = None  # the chunk whose flagged lines are being handled (`at_chunk`)
+        self.past_markers: set[frozenset[str]] = set()  # sets of markers whose kept ones are all there are
+        self.past: set[tuple[str, ...]] = set()  # sets of rules all past their first `_EAGER` hits
 
     def keep(self, first: int, last: int, get: LineGetter) -> None:
         keep = self.res.text
@@ -696,15 +715,17 @@ class _State:
         an error annotation or a success line past theirs changes nothing. A big Actions log has tens of
         thousands of such lines, each decoded and cleaned otherwise."""
         res = self.res
-        if (("group" in structs and len(res.groups) < _KEEP_MARKERS)
-                or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
-                or ("success" in structs and len(res.successes) < _KEEP_MARKERS)
-                or ("section" in structs and len(res.sections) < _KEEP_MARKERS)
-                or "job" in structs or "jobend" in structs):  # every job start and end is kept (a few per job)
-            return False
+        if structs not in self.past_markers:
+            if ("job" in structs or "jobend" in structs  # every job start and end is kept (a few per job)
+                    or ("group" in structs and len(res.groups) < _KEEP_MARKERS)
+                    or ("error" in structs and len(res.errors) < _KEEP_MARKERS)
+                    or ("success" in structs and len(res.successes) < _KEEP_MARKERS)
+                    or ("section" in structs and len(res.sections) < _KEEP_MARKERS)):
+                return False
+            self.past_markers.add(structs)  # the markers kept only grow: past them once, past them for good
         if "group" not in structs and "endgroup" not in structs:
             return True
-        chunk = window.chunk_of(n)
+        chunk = self.chunk_of(n, window)
         if chunk is None:
             return False
         raw = chunk.raw(n)
@@ -748,21 +769,35 @@ class _State:
             self.classes.check(n, window)
         self.hit(n, found, get, self.in_group and self.group_is_run)
 
-    def defer(self, n: int, late_key: tuple[tuple[int, ...], tuple[str, ...]], window: Window) -> bool:
-        """Queue line `n` as a late candidate when all its rules (`late_key`: their indexes and ids) are past their
-        first `_EAGER` hits (or all rules together past `_EAGER_TOTAL`)."""
-        idxs, rule_ids = late_key
+    def past_eager(self, rule_ids: tuple[str, ...]) -> bool:
+        """Whether all these rules are past their first `_EAGER` hits: a line flagged for them is a late candidate
+        (ci/late.py). Their hits only grow: once past, past for good."""
+        if rule_ids in self.past:
+            return True
         counts = self.counts
-        if not idxs or (self.eager < _EAGER_TOTAL and any(counts.get(rid, 0) < _EAGER for rid in rule_ids)):
+        if any(counts.get(rid, 0) < _EAGER for rid in rule_ids):
             return False
-        self.late.add(n, idxs, rule_ids, window.chunk_of(n), self.in_group and self.group_is_run)
+        self.past.add(rule_ids)
         return True
+
+    def at_chunk(self, chunk: Chunk | None) -> None:
+        """The flagged lines handled next are on `chunk` (each chunk's come together): what they look up in it
+        needs no search of the window (a few hundred nanoseconds a line; a late candidate costs a few times
+        that)."""
+        self.chunk = chunk
+
+    def chunk_of(self, n: int, window: Window) -> Chunk | None:
+        """`window.chunk_of(n)`."""
+        chunk = self.chunk
+        if chunk is not None and chunk.first <= n <= chunk.last:
+            return chunk  # the window's chunks hold lines apart: no other one holds `n`
+        return window.chunk_of(n)
 
     def _enqueue(self, n: int, idxs: tuple[int, ...], rule_ids: tuple[str, ...], window: Window) -> None:
         # Candidates wait by the thousand and most flag the same few rules: they share one tuple of each.
         key = (tuple(idxs), rule_ids)
         shared = self.shared.setdefault(key, key)
-        self.late.add(n, *shared, window.chunk_of(n), self.in_group and self.group_is_run)
+        self.late.add(n, *shared, self.chunk_of(n, window), self.in_group and self.group_is_run)
 
     def release(self, chunk: Chunk, rules: tuple[Rule, ...], window: Window) -> None:
         """`chunk` is about to leave memory: check the late candidates on it that may still matter."""

@@ -19,7 +19,7 @@ def run() -> None:
         from .precompiled import install
 
         install()
-        from ..app.early import start_early
+        from ..app import start_early
 
         start_early(sys.argv[1:])  # the scan-ahead helper of a big log starts while the rest loads
         from .main import main

@@ -50,8 +50,8 @@ class Record:
                    ) -> dict[str, Any]:
         """The fields as a dict (nested records too); `mode="json"` as JSON would hold them (lists for tuples)."""
         json_ready = mode == "json"
-        return {f.name: plain(getattr(self, f.name), json_ready=json_ready) for f in dataclasses.fields(self)
-                if not exclude or f.name not in exclude}
+        return {name: plain(getattr(self, name), json_ready=json_ready) for name in _field_names(type(self))
+                if not exclude or name not in exclude}
 
     def model_dump_json(self, *, indent: int | None = None) -> str:
         return json.dumps(self.model_dump(mode="json"), indent=indent, ensure_ascii=False)
@@ -73,13 +73,34 @@ def _adapter(cls: type) -> TypeAdapter[Any]:
     return adapter
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+# The exact types a report is made of, answered first by one lookup each (a 50 MB log's report holds thousands of
+# values); their subclasses and everything else take the checks below, in their order.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The names `dataclasses.fields` gives for a record class, in its order, worked out once per class."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
+
+
 def plain(value: Any, *, json_ready: bool = True) -> Any:
     """`value` with records made dicts, recursively; `json_ready`: also tuples and sets made lists, paths and enums
     their text or value, and pydantic models dumped, as pydantic's JSON mode does."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    # The items of a list and a record's fields are mostly scalars: passed on without a call each.
+    if kind is list:
+        return [v if type(v) in _SCALARS else plain(v, json_ready=json_ready) for v in value]
     if isinstance(value, str | int | float | bool) or value is None:
         return value
     if isinstance(value, Record):
-        return {f.name: plain(getattr(value, f.name), json_ready=json_ready) for f in dataclasses.fields(value)}
+        return {name: v if type(v) in _SCALARS else plain(v, json_ready=json_ready)
+                for name in _field_names(kind) for v in (getattr(value, name),)}
     if isinstance(value, dict):
         return {k: plain(v, json_ready=json_ready) for k, v in value.items()}
     if isinstance(value, list):

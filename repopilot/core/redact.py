@@ -154,7 +154,11 @@ class Redactor:
         if isinstance(value, tuple):
             return tuple(self.value(v) for v in value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return dataclasses.replace(value, **{name: self.value(getattr(value, name)) for name in _init_fields(kind)})
+            names, direct = _init_fields(kind)
+            redacted = {name: self.value(getattr(value, name)) for name in names}
+            # Every field `__init__` takes is given: the class called with them is what `dataclasses.replace`
+            # returns, without its checks of each field (a report holds hundreds of records).
+            return kind(**redacted) if direct else dataclasses.replace(value, **redacted)
         return value
 
     def record(self, record: R) -> R:
@@ -163,15 +167,19 @@ class Redactor:
 
 
 _PLAIN = frozenset({int, float, bool, type(None)})
-_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+_INIT_FIELDS: dict[type, tuple[tuple[str, ...], bool]] = {}
 
 
-def _init_fields(kind: type) -> tuple[str, ...]:
-    """The names of a dataclass's fields set by its `__init__`, worked out once per class."""
-    names = _INIT_FIELDS.get(kind)
-    if names is None:
-        names = _INIT_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if f.init)
-    return names
+def _init_fields(kind: type) -> tuple[tuple[str, ...], bool]:
+    """The names of a dataclass's fields set by its `__init__`, and whether calling the class with them is what
+    `dataclasses.replace` does: not when the class has pseudo-fields (an `InitVar` replace() insists on, a
+    `ClassVar`), which `dataclasses.fields` does not list. Worked out once per class."""
+    known = _INIT_FIELDS.get(kind)
+    if known is None:
+        fields = dataclasses.fields(kind)
+        direct = len(fields) == len(getattr(kind, "__dataclass_fields__", ()))
+        known = _INIT_FIELDS[kind] = (tuple(f.name for f in fields if f.init), direct)
+    return known
 
 
 # The process-wide redactor: shapes only until the program's edge installs one that knows the secrets.

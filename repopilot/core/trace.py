@@ -305,7 +305,7 @@ class TraceRecorder:
         source = changed if changed is not None else {name: getattr(self.trace, name) for name in _FIELDS}
         for name, value in source.items():
             # A copy: the live values are dicts the loop and tools change in place.
-            self._written[name] = copy.deepcopy(value)
+            self._written[name] = _copied(value)
 
     def _rewrite(self, *, new: bool = False) -> None:
         t = self.trace
@@ -321,6 +321,21 @@ class TraceRecorder:
         self._remember_fields()
 
 
+def _copied(value: Any) -> Any:
+    """A deep copy of a run's field. JSON-like data (a diagnosis report: thousands of values) is copied by
+    type, several times faster than `copy.deepcopy`; anything else is left to it. Only compared with the live
+    value later, so the one difference (deepcopy keeps an object shared twice shared) does not matter."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if kind is list:
+        return [_copied(v) for v in value]
+    if kind in _IMMUTABLE:
+        return value
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
 # The run's fields that may change while it runs; `totals` travels with every line.
 _FIELDS = ("command", "goal", "repo", "model", "provider", "status", "started_at", "finished_at", "budgets",
            "answer", "diagnosis", "proposal", "extra", "version")

@@ -284,7 +284,7 @@ def test_a_scan_ahead_starts_its_helper_without_importing_subprocess(tmp_path: P
 
 def test_a_helper_started_early_is_taken_by_the_scan(tmp_path: Path, small_ahead: None) -> None:
     path, sc = _log(tmp_path), _scanner()
-    ahead.prestart()
+    assert ahead.prestart_helper([str(path)])
     [(early, _)] = ahead._EARLY
     got = _ahead(path, sc)
     assert not ahead._EARLY and [early] == _HELPERS  # the scan took it, started no other
@@ -295,7 +295,7 @@ def test_a_helper_started_early_is_taken_by_the_scan(tmp_path: Path, small_ahead
 
 def test_a_helper_started_early_that_no_scan_takes_is_ended(tmp_path: Path, small_ahead: None) -> None:
     path, sc = _log(tmp_path), _scanner()
-    ahead.prestart()
+    assert ahead.prestart_helper([str(path)])
     [(early, _)] = ahead._EARLY
     with path.open("rb") as fh:
         sc.scan(fh, ahead=False)  # one pass: no helper

@@ -68,9 +68,9 @@ def test_a_set_of_flagged_patterns_is_planned_once_rules_in_catalog_order() -> N
     a = next(i for i, pids in pids_of.items() if len(pids) > 1)  # a rule with two triggers, both on the line
     b = min(i for i in pids_of if i < a)
     group = sc._struct_of.index("group")
-    idxs, structs, (late_idxs, ids) = plan = sc._plan({*pids_of[a], group, pids_of[b][0]})
-    assert idxs == late_idxs == (b, a)  # catalog order, each rule once
+    idxs, structs, ids = plan = sc._plan({*pids_of[a], group, pids_of[b][0]})
+    assert idxs == (b, a)  # catalog order, each rule once
     assert structs == {"group"}
     assert ids == (rules[b].id, rules[a].id)
     assert sc._plan({group, pids_of[b][0], *pids_of[a]}) is plan  # the same set: worked out once
-    assert sc._plan({group}) == ((), frozenset({"group"}), ((), ()))
+    assert sc._plan({group}) == ((), frozenset({"group"}), ())
