@@ -27,7 +27,7 @@ __all__ = ["MAX_LINE_BYTES", "Origin", "Reread", "cleaned_pieces", "located_piec
 
 MAX_LINE_BYTES = 256 * 1024
 # How much of a file `mapped_pieces` maps at once: what the process holds of it stays this small.
-_MAP_WINDOW = 4 * 1024 * 1024
+_MAP_WINDOW = 1024 * 1024
 
 
 class Counter(Protocol):
