@@ -491,27 +491,25 @@ class Scanner:
                 res.tail.append(Marker(n, display_text(text)))
 
     def _tail_keywords(self, window: Window) -> list[Marker]:
-        found: list[Marker] = []
+        """The last `_KEEP_KEYWORDS` lines where a keyword matches in the chunks still in memory (the last few MB:
+        where a job stops is near the end): found newest chunk first, until there are enough (an older chunk's lines
+        would not be among the last), their lines numbered in C as the flagged lines are. A big log's last chunks
+        hold thousands of such lines, each numbered and kept in Python before."""
         recent: list[Chunk] = []
-        for chunk in reversed(window.chunks):  # the last few MB: where a job stops is near the end
+        for chunk in reversed(window.chunks):
             recent.insert(0, chunk)
             if sum(len(c.data) for c in recent) >= 4 * 1024 * 1024:
                 break
-        for chunk in recent:
-            data = chunk.data
-            ends = sorted({end for end, _ in native.pairs(self._keywords.scan(data))})
-            line, pos = chunk.first, 0
-            for end in ends:
-                at = max(end - 1, 0)
-                line += data.count(b"\n", pos, at)
-                pos = at
-                if found and found[-1].line == line:
-                    continue
-                chunk.anchor(line, data.rfind(b"\n", 0, at) + 1)
-                found.append(Marker(line, ""))
-        found = found[-_KEEP_KEYWORDS:]
-        for m in found:
-            m.text = display_text(window.get(m.line) or "")
+        lines: list[tuple[Chunk, int, int]] = []  # (chunk, line, where it starts), newest chunk first
+        for chunk in reversed(recent):
+            _, _, _, anchors = self._locate(chunk.data, chunk.first, self._keywords.scan(chunk.data))
+            lines[:0] = [(chunk, n, at) for n, at in anchors]
+            if len(lines) >= _KEEP_KEYWORDS:
+                break
+        found = []
+        for chunk, n, at in lines[-_KEEP_KEYWORDS:]:
+            chunk.anchor(n, at)
+            found.append(Marker(n, display_text(window.get(n) or "")))
         return found
 
     @staticmethod

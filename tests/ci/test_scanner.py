@@ -85,6 +85,19 @@ def test_keyword_memory_is_bounded() -> None:
     assert res.keywords[-1].line == 5000
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_last_keyword_lines_are_kept_whichever_chunks_hold_them(engine: str) -> None:
+    # Keyword lines spread over the chunks in memory (the newest holding fewer than are kept): the last 400 of them,
+    # in order, with their text, as counted from the log's start; lines with no keyword or several are counted once.
+    pad = b" " + b"." * 90  # 160 lines a chunk: the last 400 lie in three
+    rows = [b"error number %d%s" % (i, pad) if i % 3 else b"plain %d, an error and a failure%s" % (i, pad)
+            for i in range(3000)]
+    rows[2990:] = [b"quiet %d" % i for i in range(2990, 3000)]
+    res = _scan(b"\n".join(rows) + b"\n", engine, chunk=16 * 1024)
+    expected = [(n + 1, rows[n].decode()) for n in range(2990)][-400:]
+    assert [(m.line, m.text) for m in res.keywords] == expected
+
+
 @pytest.mark.skipif(not hyperscan_available(), reason="no hyperscan wheel")
 def test_unscannable_user_trigger_is_a_config_error() -> None:
     from repopilot.ci.catalog import Catalog, load_rule_files
