@@ -1,6 +1,6 @@
 """A big log file scanned ahead by a helper process while this one works on the lines: the helper reads the file on
 its own, cleans each piece, scans it with hyperscan and numbers the lines of its matches (in C, ci/native.py); it
-puts each cleaned piece in memory shared with this process (a ring of a few pieces) and sends its located matches
+puts each cleaned piece in memory shared with this process (a ring of a few MB) and sends its located matches
 through a pipe, a few KB per 256 KB piece. This process takes each piece out of the ring (one copy, where reading
 and cleaning it here took three passes over its bytes) and does the per-line Python work: the engine's scan and
 the reading, most of a pass's per-byte work, run on the other core.
@@ -61,8 +61,8 @@ _TASK = struct.Struct("<qqq")  # what the helper is given: the database's size, 
 _RING = 8 * 1024 * 1024
 # The helper: its task (the file, the pieces' size), the databases (ci/confirm.py's payload) and where to start on
 # stdin, records on stdout, the cleaned pieces in the ring (its descriptor 3). It may be started before its task is
-# known (`prestart_helper`). Only what it needs is imported (not `site`: the paths are given,
-# RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB of its own.
+# known (`prestart_helper`). Only what it needs is imported (not `site`: the paths are given, RepoPilot's first), so
+# it starts in a few tens of milliseconds and holds about 10 MB of its own.
 _HELPER = """
 import mmap, os, struct, sys, types
 sys.path[:0] = sys.argv[2:]
