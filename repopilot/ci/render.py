@@ -95,22 +95,14 @@ def _container(value: dict[Any, Any] | list[Any], newline: str, parts: list[str]
             if type(key) is not str:
                 raise _NotPlain
             parts += (sep, _encode_string(key), ": ")
-            text = _scalar(item)
-            if text is None:
-                _container(item, inner, parts)
-            else:
-                parts.append(text)
+            _indented(item, inner, parts)
             sep = "," + inner
         parts.append(newline + "}")
         return
     parts.append("[")
     for item in value:
         parts.append(sep)
-        text = _scalar(item)
-        if text is None:
-            _container(item, inner, parts)
-        else:
-            parts.append(text)
+        _indented(item, inner, parts)
         sep = "," + inner
     parts.append(newline + "]")
 

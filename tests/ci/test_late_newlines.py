@@ -5,7 +5,6 @@ without the extension."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 
@@ -13,15 +12,6 @@ from repopilot.ci import late, native
 from repopilot.ci.late import LateHit
 
 needs_c = pytest.mark.skipif(not native.available(), reason="the C extension was not built")
-
-
-@pytest.fixture
-def python_forms() -> Iterator[None]:
-    was = native.use(False)
-    try:
-        yield
-    finally:
-        native.use(was)
 
 
 @needs_c

@@ -29,15 +29,6 @@ needs_take = pytest.mark.skipif(not native.available() or not hasattr(native.NAT
                                 reason="the C extension was built from an older source (pip install -e . again)")
 
 
-@pytest.fixture
-def python_forms() -> Iterator[None]:
-    was = native.use(False)
-    try:
-        yield
-    finally:
-        native.use(was)
-
-
 def _regex(data: bytes) -> bytes:
     return b"".join(ANSI_BYTES.split(data))
 
