@@ -37,7 +37,7 @@ from typing import IO, Any, BinaryIO, NamedTuple
 
 from . import native
 from .native import Found
-from .pieces import CHUNK_SIZE, Origin
+from .pieces import CHUNK_SIZE, Origin, cleaned_again
 
 __all__ = ["AHEAD_FROM", "Packed", "discard", "prestart_helper", "reopenable", "scanned_ahead"]
 
@@ -48,9 +48,14 @@ _PATIENCE = 20.0
 # Seconds a piece waits for the helper to be ready: none (it is scanned here meanwhile); tests wait for it.
 _READY_WAIT = 0.0
 # A piece's record from the helper: its cleaned size (-1: the helper's pieces ended), its packed matches' size, where
-# its cleaned bytes are in the ring (-1: they follow the record), where it lies in the file from where the helper
+# its cleaned bytes are in the ring (`_FOLLOWS`, `_NOT_GIVEN`), where it lies in the file from where the helper
 # began (-1: nowhere, a long line cut), its size there, and the bytes the helper read for it.
 _RECORD = struct.Struct("<qqqqqq")
+_FOLLOWS = -1  # the piece's bytes follow its record in the pipe (a piece bigger than half the ring)
+# The ring was full: rather than wait for room, the helper went on to scan the next pieces, and this process reads
+# this one from the file itself (reading and cleaning a piece costs a third of scanning it). A helper that waited
+# fell behind where the log is slow to scan and fast to work through: this process waited 8 ms of 50 MB for it.
+_NOT_GIVEN = -2
 _OFFSET = struct.Struct("<q")  # where the helper starts: bytes from where this process began reading
 _ACK = struct.Struct("<q")  # the ring's bytes this process has taken out, from the start
 _READY = b"R"
@@ -66,7 +71,7 @@ _RING = 8 * 1024 * 1024
 # known, or given one to begin at once (`prestart_helper`). Only what it needs is imported (not `site`: the paths
 # are given, RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB of its own.
 _HELPER = """
-import mmap, os, struct, sys, types
+import mmap, os, select, struct, sys, types
 sys.path[:0] = sys.argv[2:]
 for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without the packages' start-up (2 MB)
     package = sys.modules[name] = types.ModuleType(name)
@@ -76,16 +81,35 @@ from repopilot.ci import _native
 from repopilot.ci.confirm import load
 from repopilot.ci.pieces import mapped_pieces
 task, record, offset, ack = struct.Struct("<qqqq"), struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<q")
-fin, out = sys.stdin.buffer, sys.stdout.buffer
+out = sys.stdout.buffer
 size = int(sys.argv[1])
 ring = mmap.mmap(3, size)
-database, chunk, path, start = task.unpack(fin.read(task.size))
-path = os.fsdecode(fin.read(path))
-databases = load(fin.read(database), hyperscan)
+def given(n):  # stdin is read unbuffered: select sees every ack not read yet
+    got = os.read(0, n)
+    if not got:  # this process is gone
+        sys.exit(1)
+    return got
+def exactly(n):
+    data = b""
+    while len(data) < n:
+        data += given(n - len(data))
+    return data
+pending = b""
+def acked(taken, wait):  # the last ack sent (after one more, when `wait`)
+    global pending
+    while wait or select.select([0], [], [], 0)[0]:
+        pending += given(4096)
+        whole = len(pending) - len(pending) % ack.size
+        if whole:
+            (taken,), pending, wait = ack.unpack_from(pending, whole - ack.size), pending[whole:], False
+    return taken
+database, chunk, path, start = task.unpack(exactly(task.size))
+path = os.fsdecode(exactly(path))
+databases = load(exactly(database), hyperscan)
 scratches = databases.scratches()
 if start < 0:
     out.write(b"R"); out.flush()
-    (start,) = offset.unpack(fin.read(offset.size))
+    (start,) = offset.unpack(exactly(offset.size))
 class Count: size = 0
 count, read, written, taken = Count(), 0, 0, 0
 with open(path, "rb") as fh:
@@ -95,15 +119,18 @@ with open(path, "rb") as fh:
         packed = _native.pack_located(cleaned, found)
         n, at = len(cleaned), -1
         if n <= size // 2:
-            at = written % size
-            if at + n > size:  # the ring's end: the piece goes to its start
-                written, at = written + size - at, 0
-            while written + n - taken > size:  # wait until this process has taken out enough
-                (taken,) = ack.unpack(fin.read(ack.size))
-            ring[at:at + n] = cleaned
-            written += n
+            taken, at = acked(taken, False), written % size
+            skip = size - at if at + n > size else 0  # at the ring's end: the piece goes to its start
+            if written + skip + n - taken > size and origin is not None:
+                at = -2  # no room: not waited for, read there
+            else:
+                written, at = written + skip, 0 if skip else at
+                while written + n - taken > size:  # a cut line is not read there: wait for room
+                    taken = acked(taken, True)
+                ring[at:at + n] = cleaned
+                written += n
         where = (origin.offset, origin.size) if origin is not None else (-1, 0)
-        out.write(record.pack(n, len(packed), at, *where, count.size - read) + (cleaned if at < 0 else b"") + packed)
+        out.write(record.pack(n, len(packed), at, *where, count.size - read) + (cleaned if at == -1 else b"") + packed)
         out.flush()
         read = count.size
         if k % 16 == 15:
@@ -351,7 +378,8 @@ class _Helper:
     STARTING, SCANNING, STOPPED = "starting", "scanning", "stopped"
 
     def __init__(self, where: tuple[str, int], chunk_size: int, database: bytes) -> None:
-        path, self._base = where
+        self._path, self._base = where
+        self._file: int | None = None  # the file, opened here when a piece is to be read here (`_NOT_GIVEN`)
         self._start = 0  # where the helper's pieces begin, from where this process began reading
         self._taken = 0  # the ring's bytes taken out, as the helper counts them
         self._buf = bytearray()
@@ -370,7 +398,7 @@ class _Helper:
             return
         self._take_over(*proc_ring)
         self.state = self.STARTING
-        encoded = os.fsencode(path)
+        encoded = os.fsencode(self._path)
         try:  # the pipe takes it while the helper starts (it reads it first)
             self._in.write(_TASK.pack(len(database), chunk_size, len(encoded), -1) + encoded + database)
         except OSError:
@@ -408,12 +436,28 @@ class _Helper:
         size, packed_size, at, offset, raw, read = _RECORD.unpack(head)
         if size < 0:
             return _END
-        cleaned = self._read(size, _PATIENCE) if at < 0 else self._take(at, size)
+        origin = Origin(self._start + offset, raw, size) if offset >= 0 else None
+        if at == _FOLLOWS:
+            cleaned = self._read(size, _PATIENCE)
+        elif at == _NOT_GIVEN:
+            cleaned = self._read_here(origin) if origin is not None else None
+        else:
+            cleaned = self._take(at, size)
         packed = self._read(packed_size, _PATIENCE) if cleaned is not None else None
         if cleaned is None or packed is None:
             return None
-        origin = Origin(self._start + offset, raw, size) if offset >= 0 else None
         return _Piece(cleaned, origin, packed, read)
+
+    def _read_here(self, origin: Origin) -> bytes | None:
+        """A piece the helper scanned but did not put in the ring, read and cleaned here from the file it reads (None
+        when the file no longer holds it)."""
+        try:
+            if self._file is None:
+                self._file = os.open(self._path, os.O_RDONLY)
+            raw = os.pread(self._file, origin.size, self._base + origin.offset)
+        except OSError:
+            return None
+        return cleaned_again(raw, origin)
 
     def _take(self, at: int, size: int) -> bytes | None:
         """A piece's bytes out of the ring, where the helper says it put them (it counts them the same way), and
@@ -446,6 +490,9 @@ class _Helper:
     def stop(self) -> None:
         proc, self._proc = self._proc, None
         self.state = self.STOPPED
+        if self._file is not None:
+            os.close(self._file)
+            self._file = None
         if proc is not None:
             _end(proc, self._map)
 

@@ -171,6 +171,35 @@ def test_a_helper_that_fails_midway_is_met_by_reading_here_from_where_it_stopped
     assert _no_helper_left()
 
 
+@pytest.mark.parametrize("fails", [False, True])
+def test_pieces_the_helper_scanned_past_a_full_ring_are_read_here(tmp_path: Path, small_ahead: None, fails: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # A ring of four pieces and a slow reader: the helper does not wait for room, and those pieces are read here
+    # (or, when that fails, as if the helper failed there: from where its pieces stopped).
+    monkeypatch.setattr(ahead, "_RING", 4 * _CHUNK)
+    read_here: list[object] = []
+    real = ahead._Helper._read_here
+
+    def spied(self, origin):  # type: ignore[no-untyped-def]
+        read_here.append(origin)
+        return None if fails else real(self, origin)
+
+    monkeypatch.setattr(ahead._Helper, "_read_here", spied)
+    path, sc = _log(tmp_path), _scanner()
+    database = sc.engine.serialized()
+    assert database is not None
+    counter, got = _Counter(), []
+    with path.open("rb") as fh:
+        for piece in ahead.scanned_ahead(located_pieces(fh, _CHUNK, counter), (str(path), 0), _CHUNK,
+                                         sc.engine.scan, database, counter):
+            got.append(piece)
+            time.sleep(0.002)
+    assert len(read_here) == 1 if fails else len(read_here) > 5
+    assert _located(got) == _one_pass(path, sc)
+    assert counter.size == path.stat().st_size
+    assert _no_helper_left()
+
+
 def test_a_helper_that_stops_answering_is_given_up(tmp_path: Path, small_ahead: None,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ahead, "_HELPER", "import sys, time; sys.stdout.buffer.write(b'R'); sys.stdout.flush(); "
