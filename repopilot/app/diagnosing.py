@@ -10,6 +10,7 @@ from ..ci import DiagnosisReport, LogInput, diagnose_input, open_sources
 from ..core import InputError, RepoPilotError, TraceRecorder
 from .attributing import attribute
 from .memory import remember
+from .recurring import history_held
 
 if TYPE_CHECKING:
     from ..ci import DownloadReport
@@ -77,8 +78,10 @@ def _remembered(reports: list[DiagnosisReport], settings: Settings, rec: TraceRe
     """The reports recorded in the failure history. A history that cannot be written (a read-only home, a
     corrupt file) costs the memory, not the diagnosis: the trace says why."""
     try:
-        # Attributed first: the history must not hold this very diagnosis when it is asked for evidence.
-        remembered = remember(attribute(reports, settings), settings)
+        # Attributed first: the history must not hold this very diagnosis when it is asked for evidence. Both on
+        # one connection to the history file.
+        with history_held(settings) as held:
+            remembered = remember(attribute(reports, held), held)
     except RepoPilotError as exc:
         rec.step("decision", result="not recorded in the failure history",
                  detail={"decision": "history", "why": str(exc)})

@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..ci import HistoryStore, Recurring
@@ -12,7 +14,7 @@ from ..core import UsageError
 from .history_backend import FailureHistory
 from .settings import Settings
 
-__all__ = ["HistoryListing", "history_store", "list_recurring", "prune_history"]
+__all__ = ["HistoryListing", "history_held", "history_store", "list_recurring", "prune_history"]
 
 
 def history_store(settings: Settings) -> FailureHistory | None:
@@ -21,6 +23,19 @@ def history_store(settings: Settings) -> FailureHistory | None:
         return settings.history_backend
     path = settings.history_path()
     return HistoryStore(path) if path is not None else None
+
+
+@contextmanager
+def history_held(settings: Settings) -> Iterator[Settings]:
+    """The settings with the history file's store held open (`HistoryStore.held`) while the use cases inside
+    read and record; a client's own store, or no history, as they are."""
+    path = None if settings.history_backend is not None else settings.history_path()
+    if path is None:
+        yield settings
+        return
+    store = HistoryStore(path)
+    with store.held():
+        yield replace(settings, history_backend=store)
 
 
 @dataclass(frozen=True)

@@ -70,25 +70,60 @@ class HistoryStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._holding = False  # inside `held()`: the first call's connection is kept for the next ones
+        self._held: sqlite3.Connection | None = None
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Every call inside on one connection, opened by the first that needs it and closed on leaving. A diagnose
+        reads the history, records and reads it again (five calls or more): opening the file and setting the
+        connection up (its pragmas, the schema) each time cost more than the queries did."""
+        if self._holding:
+            yield
+            return
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+            db, self._held = self._held, None
+            if db is not None:
+                db.close()
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
+        if self._held is not None:
+            yield self._held
+            return
+        db = self._open()
+        if self._holding:
+            self._held = db  # closed by `held()`
+            yield db
+            return
+        with closing(db):
+            yield db
+
+    def _open(self) -> sqlite3.Connection:
+        """A connection to the file, set up (and the schema made) or ConfigError."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=_BUSY_MS / 1000, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(f"cannot open the failure history {self.path}: {exc}") from None
-        with closing(db):
-            try:
-                db.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
-                db.execute("PRAGMA journal_mode = WAL")
-                db.execute("PRAGMA foreign_keys = ON")
-                db.execute("PRAGMA synchronous = NORMAL")
-                db.executescript(_SCHEMA)
-            except sqlite3.DatabaseError as exc:
-                raise ConfigError(f"{self.path} is not a RepoPilot failure history ({exc}); move it away or "
-                                  "set `history` to another file") from None
-            yield db
+        try:
+            db.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise ConfigError(f"{self.path} is not a RepoPilot failure history ({exc}); move it away or "
+                              "set `history` to another file") from None
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import fields
@@ -161,3 +162,39 @@ def test_a_history_row_is_a_place_as_recorded(tmp_path: Path) -> None:
     assert (row.workflow, row.job, row.run_id, row.attempt, row.conclusion) == (
         "CI", "\ufffdtest", "9", None, "failure")
     assert HistoryRow(id=1, recorded_at=0.0, branch="\udcfe").branch == "\ufffd"  # cleaned as every place is
+
+
+def test_calls_inside_held_share_one_connection_closed_on_leaving(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[sqlite3.Connection] = []
+    real = sqlite3.connect
+
+    def connect(*args: object, **kwargs: object) -> sqlite3.Connection:
+        opened.append(real(*args, **kwargs))  # type: ignore[arg-type]
+        return opened[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    store = HistoryStore(tmp_path / "h.sqlite3")
+    with store.held():
+        assert store.record(_run("1", "c1", [FP_A]))
+        with store.held():  # nested: the same connection
+            assert store.rows(FP_A)[0].run_id == "1"
+        assert store.recurring()[0].count == 1
+        store.prune_if_due(30)
+        assert store.fingerprints_of(store.rows(FP_A)[0].id) == {FP_A}
+    assert len(opened) == 1
+    with pytest.raises(sqlite3.ProgrammingError):  # closed on leaving
+        opened[0].execute("SELECT 1")
+    assert store.count() == 1 and len(opened) == 2  # outside: a connection per call, as before
+
+
+def test_a_write_that_fails_inside_held_is_rolled_back_and_the_connection_goes_on(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "h.sqlite3")
+    with store.held():
+        with pytest.raises(RuntimeError), store._write() as db:
+            db.execute("INSERT INTO meta (name, value) VALUES ('x', 'y')")
+            raise RuntimeError("interrupted")
+        assert store.record(_run("1", "c1", [FP_A]))
+    assert store.count() == 1
+    with store._connect() as db:
+        assert db.execute("SELECT COUNT(*) FROM meta WHERE name = 'x'").fetchone()[0] == 0

@@ -48,6 +48,20 @@ def test_a_failure_seen_before_says_so_and_is_listed(tmp_path: Path, capsys: pyt
     assert json.loads(capsys.readouterr().out)["recurring"] == []
 
 
+def test_a_diagnose_opens_the_history_file_once(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    opened: list[object] = []
+    real = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: opened.append(a[0]) or real(*a, **k))
+    log = tmp_path / "ci.log"
+    log.write_text(PYTEST_LOG)
+    for _ in range(2):  # reads (attribution), records, prunes when due, reads again (seen before)
+        _diagnose(log, capsys, "--format", "json")
+    assert opened == [tmp_path / "state" / "repopilot" / "history.sqlite3"] * 2
+
+
 def test_history_off_records_nothing_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REPOPILOT_HISTORY", "off")
