@@ -37,7 +37,7 @@ from typing import IO, Any, BinaryIO, NamedTuple
 
 from . import native
 from .native import Found
-from .pieces import Origin
+from .pieces import CHUNK_SIZE, Origin, cleaned_again
 
 __all__ = ["AHEAD_FROM", "Packed", "discard", "prestart_helper", "reopenable", "scanned_ahead"]
 
@@ -48,23 +48,30 @@ _PATIENCE = 20.0
 # Seconds a piece waits for the helper to be ready: none (it is scanned here meanwhile); tests wait for it.
 _READY_WAIT = 0.0
 # A piece's record from the helper: its cleaned size (-1: the helper's pieces ended), its packed matches' size, where
-# its cleaned bytes are in the ring (-1: they follow the record), where it lies in the file from where the helper
+# its cleaned bytes are in the ring (`_FOLLOWS`, `_NOT_GIVEN`), where it lies in the file from where the helper
 # began (-1: nowhere, a long line cut), its size there, and the bytes the helper read for it.
 _RECORD = struct.Struct("<qqqqqq")
+_FOLLOWS = -1  # the piece's bytes follow its record in the pipe (a piece bigger than half the ring)
+# The ring was full: rather than wait for room, the helper went on to scan the next pieces, and this process reads
+# this one from the file itself (reading and cleaning a piece costs a third of scanning it). A helper that waited
+# fell behind where the log is slow to scan and fast to work through: this process waited 8 ms of 50 MB for it.
+_NOT_GIVEN = -2
 _OFFSET = struct.Struct("<q")  # where the helper starts: bytes from where this process began reading
 _ACK = struct.Struct("<q")  # the ring's bytes this process has taken out, from the start
 _READY = b"R"
-_TASK = struct.Struct("<qqq")  # what the helper is given: the database's size, the pieces' size, the path's size
+# What the helper is given: the database's size, the pieces' size, the path's size, where to start reading (-1: it
+# is told once it is ready, `_OFFSET`).
+_TASK = struct.Struct("<qqqq")
 # The memory the helper hands cleaned pieces over in, shared with it (a piece bigger than half of it comes through
 # the pipe): room for about 30 pieces, so that neither process waits on the other's moments of slowness (with 8
 # pieces each waited at almost every piece, 10 ms more at 50 MB).
 _RING = 8 * 1024 * 1024
-# The helper: its task (the file, the pieces' size), the databases (ci/confirm.py's payload) and where to start on
+# The helper: its task (the file, the pieces' size, the databases as ci/confirm.py's payload, where to start) on
 # stdin, records on stdout, the cleaned pieces in the ring (its descriptor 3). It may be started before its task is
-# known (`prestart_helper`). Only what it needs is imported (not `site`: the paths are given, RepoPilot's first), so
-# it starts in a few tens of milliseconds and holds about 10 MB of its own.
+# known, or given one to begin at once (`prestart_helper`). Only what it needs is imported (not `site`: the paths
+# are given, RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB of its own.
 _HELPER = """
-import mmap, os, struct, sys, types
+import mmap, os, select, struct, sys, types
 sys.path[:0] = sys.argv[2:]
 for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without the packages' start-up (2 MB)
     package = sys.modules[name] = types.ModuleType(name)
@@ -73,16 +80,36 @@ import hyperscan
 from repopilot.ci import _native
 from repopilot.ci.confirm import load
 from repopilot.ci.pieces import mapped_pieces
-task, record, offset, ack = struct.Struct("<qqq"), struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<q")
-fin, out = sys.stdin.buffer, sys.stdout.buffer
+task, record, offset, ack = struct.Struct("<qqqq"), struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<q")
+out = sys.stdout.buffer
 size = int(sys.argv[1])
 ring = mmap.mmap(3, size)
-database, chunk, path = task.unpack(fin.read(task.size))
-path = os.fsdecode(fin.read(path))
-databases = load(fin.read(database), hyperscan)
+def given(n):  # stdin is read unbuffered: select sees every ack not read yet
+    got = os.read(0, n)
+    if not got:  # this process is gone
+        sys.exit(1)
+    return got
+def exactly(n):
+    data = b""
+    while len(data) < n:
+        data += given(n - len(data))
+    return data
+pending = b""
+def acked(taken, wait):  # the last ack sent (after one more, when `wait`)
+    global pending
+    while wait or select.select([0], [], [], 0)[0]:
+        pending += given(4096)
+        whole = len(pending) - len(pending) % ack.size
+        if whole:
+            (taken,), pending, wait = ack.unpack_from(pending, whole - ack.size), pending[whole:], False
+    return taken
+database, chunk, path, start = task.unpack(exactly(task.size))
+path = os.fsdecode(exactly(path))
+databases = load(exactly(database), hyperscan)
 scratches = databases.scratches()
-out.write(b"R"); out.flush()
-(start,) = offset.unpack(fin.read(offset.size))
+if start < 0:
+    out.write(b"R"); out.flush()
+    (start,) = offset.unpack(exactly(offset.size))
 class Count: size = 0
 count, read, written, taken = Count(), 0, 0, 0
 with open(path, "rb") as fh:
@@ -92,15 +119,18 @@ with open(path, "rb") as fh:
         packed = _native.pack_located(cleaned, found)
         n, at = len(cleaned), -1
         if n <= size // 2:
-            at = written % size
-            if at + n > size:  # the ring's end: the piece goes to its start
-                written, at = written + size - at, 0
-            while written + n - taken > size:  # wait until this process has taken out enough
-                (taken,) = ack.unpack(fin.read(ack.size))
-            ring[at:at + n] = cleaned
-            written += n
+            taken, at = acked(taken, False), written % size
+            skip = size - at if at + n > size else 0  # at the ring's end: the piece goes to its start
+            if written + skip + n - taken > size and origin is not None:
+                at = -2  # no room: not waited for, read there
+            else:
+                written, at = written + skip, 0 if skip else at
+                while written + n - taken > size:  # a cut line is not read there: wait for room
+                    taken = acked(taken, True)
+                ring[at:at + n] = cleaned
+                written += n
         where = (origin.offset, origin.size) if origin is not None else (-1, 0)
-        out.write(record.pack(n, len(packed), at, *where, count.size - read) + (cleaned if at < 0 else b"") + packed)
+        out.write(record.pack(n, len(packed), at, *where, count.size - read) + (cleaned if at == -1 else b"") + packed)
         out.flush()
         read = count.size
         if k % 16 == 15:
@@ -144,14 +174,15 @@ def scanned_ahead(pieces: Iterator[tuple[bytes, Origin | None]], where: tuple[st
     helper = _Helper(where, chunk_size, database)
     try:
         it = iter(pieces)
-        for cleaned, origin in it:
-            if helper.state == _Helper.STARTING and origin is not None and helper.ready():
-                helper.start_at(origin.offset + origin.size)  # the pieces after this one are the helper's
-            yield cleaned, origin, scan(cleaned)
-            if helper.state == _Helper.SCANNING:
-                break
-        else:
-            return
+        if helper.state != _Helper.SCANNING:  # (one started early with its task scans them all)
+            for cleaned, origin in it:
+                if helper.state == _Helper.STARTING and origin is not None and helper.ready():
+                    helper.start_at(origin.offset + origin.size)  # the pieces after this one are the helper's
+                yield cleaned, origin, scan(cleaned)
+                if helper.state == _Helper.SCANNING:
+                    break
+            else:
+                return
         given = yield from _from_helper(helper, it, scan, counter)
         if given is None:  # the helper's pieces went to the end
             return
@@ -230,15 +261,46 @@ def _ring() -> tuple[int, mmap.mmap] | None:
         return None
 
 
-# A helper started before it was needed (`prestart_helper`), not yet given its task.
-_EARLY: list[tuple[_Child, mmap.mmap]] = []
+class _Task(NamedTuple):
+    """What a helper started early was given: the file (as it was then), to read from its start in pieces of
+    `chunk_size`, and the databases to scan them with."""
+
+    file: os.stat_result
+    chunk_size: int
+    database: bytes
+
+    def fits(self, where: tuple[str, int], chunk_size: int, database: bytes) -> bool:
+        """Whether its pieces are the ones a scan of `where` in pieces of `chunk_size` with `database` reads: the
+        same file, unchanged since (its first piece is checked too, `_from_helper`), from its start."""
+        try:
+            now = os.stat(where[0])
+        except OSError:
+            return False
+        return (where[1] == 0 and chunk_size == self.chunk_size and database == self.database
+                and os.path.samestat(now, self.file) and now.st_size == self.file.st_size
+                and now.st_mtime_ns == self.file.st_mtime_ns)
 
 
-def prestart_helper(paths: list[str]) -> bool:
+class _Early(NamedTuple):
+    """A helper started before it was needed (`prestart_helper`), with its ring and, when it was given one at once,
+    its task (None: a scan gives it)."""
+
+    proc: _Child
+    ring: mmap.mmap
+    task: _Task | None
+
+
+_EARLY: list[_Early] = []
+
+
+def prestart_helper(paths: list[str], chunk_size: int = CHUNK_SIZE) -> bool:
     """Start a helper now when one of `paths` names a regular file big enough to be scanned ahead, for its scan to
     come: the helper's start-up (an interpreter, hyperscan's module: 20-30 ms) then overlaps this process's own
-    instead of the first pieces' scan. Called by a command before it loads (app/early.py); a scan that does not
-    need the helper ends it (`discard`). Whether one was started."""
+    instead of the first pieces' scan. Where the wheel carries the bundled catalog's databases, the helper is given
+    them and the file at once, and scans it from its start in pieces of `chunk_size` while this process loads; the
+    scan takes its pieces if those are its own databases, pieces and file (`_Task.fits`), else it starts another.
+    Called by a command before it loads (app/early.py); a scan that does not need the helper ends it (`discard`).
+    Whether one was started."""
     if _EARLY or native.NATIVE is None or not sys.executable or os.name != "posix":
         return False
     for path in paths:
@@ -249,16 +311,32 @@ def prestart_helper(paths: list[str]) -> bool:
         if stat.S_ISREG(found.st_mode) and found.st_size >= AHEAD_FROM:
             started = _start()
             if started is not None:
-                _EARLY.append(started)
+                _EARLY.append(_Early(*started, _given_early(started[0], os.path.abspath(path), found, chunk_size)))
             return started is not None
     return False
+
+
+def _given_early(proc: _Child, path: str, found: os.stat_result, chunk_size: int) -> _Task | None:
+    """The task a helper started early is given at once (to scan `path` from its start with the databases the wheel
+    carries for the bundled catalog), or None: no such databases (an editable install), or no helper to take it."""
+    from .cache import bundled_scan_database  # read while the helper's interpreter starts
+
+    database = bundled_scan_database()
+    if database is None:
+        return None
+    encoded = os.fsencode(path)
+    try:
+        proc.stdin.write(_TASK.pack(len(database), chunk_size, len(encoded), 0) + encoded + database)
+    except OSError:
+        return None
+    return _Task(found, chunk_size, database)
 
 
 def discard() -> None:
     """End a helper started early that no scan took."""
     while _EARLY:
-        proc, ring = _EARLY.pop()
-        _end(proc, ring)
+        early = _EARLY.pop()
+        _end(early.proc, early.ring)
 
 
 def _start() -> tuple[_Child, mmap.mmap] | None:
@@ -300,24 +378,36 @@ class _Helper:
     STARTING, SCANNING, STOPPED = "starting", "scanning", "stopped"
 
     def __init__(self, where: tuple[str, int], chunk_size: int, database: bytes) -> None:
-        path, self._base = where
+        self._path, self._base = where
+        self._file: int | None = None  # the file, opened here when a piece is to be read here (`_NOT_GIVEN`)
         self._start = 0  # where the helper's pieces begin, from where this process began reading
         self._taken = 0  # the ring's bytes taken out, as the helper counts them
         self._buf = bytearray()
         self._proc: _Child | None = None
         self.state = self.STOPPED
-        started = _EARLY.pop() if _EARLY else _start()
-        if started is None:
+        started = _EARLY.pop() if _EARLY else None
+        if started is not None and started.task is not None:
+            if started.task.fits(where, chunk_size, database):
+                self._take_over(started.proc, started.ring)
+                self.state = self.SCANNING  # from the file's start, where this process begins
+                return
+            _end(started.proc, started.ring)  # it scans another file, in other pieces or with other databases
+            started = None
+        proc_ring = (started.proc, started.ring) if started is not None else _start()
+        if proc_ring is None:
             return
-        self._proc, self._map = started
+        self._take_over(*proc_ring)
         self.state = self.STARTING
-        self._in: IO[bytes] = self._proc.stdin
-        self._out = self._proc.stdout.fileno()
-        encoded = os.fsencode(path)
+        encoded = os.fsencode(self._path)
         try:  # the pipe takes it while the helper starts (it reads it first)
-            self._in.write(_TASK.pack(len(database), chunk_size, len(encoded)) + encoded + database)
+            self._in.write(_TASK.pack(len(database), chunk_size, len(encoded), -1) + encoded + database)
         except OSError:
             self.stop()
+
+    def _take_over(self, proc: _Child, ring: mmap.mmap) -> None:
+        self._proc, self._map = proc, ring
+        self._in: IO[bytes] = proc.stdin
+        self._out = proc.stdout.fileno()
 
     def ready(self) -> bool:
         """Whether the helper has loaded the database (waiting `_READY_WAIT` seconds at most)."""
@@ -346,12 +436,28 @@ class _Helper:
         size, packed_size, at, offset, raw, read = _RECORD.unpack(head)
         if size < 0:
             return _END
-        cleaned = self._read(size, _PATIENCE) if at < 0 else self._take(at, size)
+        origin = Origin(self._start + offset, raw, size) if offset >= 0 else None
+        if at == _FOLLOWS:
+            cleaned = self._read(size, _PATIENCE)
+        elif at == _NOT_GIVEN:
+            cleaned = self._read_here(origin) if origin is not None else None
+        else:
+            cleaned = self._take(at, size)
         packed = self._read(packed_size, _PATIENCE) if cleaned is not None else None
         if cleaned is None or packed is None:
             return None
-        origin = Origin(self._start + offset, raw, size) if offset >= 0 else None
         return _Piece(cleaned, origin, packed, read)
+
+    def _read_here(self, origin: Origin) -> bytes | None:
+        """A piece the helper scanned but did not put in the ring, read and cleaned here from the file it reads (None
+        when the file no longer holds it)."""
+        try:
+            if self._file is None:
+                self._file = os.open(self._path, os.O_RDONLY)
+            raw = os.pread(self._file, origin.size, self._base + origin.offset)
+        except OSError:
+            return None
+        return cleaned_again(raw, origin)
 
     def _take(self, at: int, size: int) -> bytes | None:
         """A piece's bytes out of the ring, where the helper says it put them (it counts them the same way), and
@@ -384,6 +490,9 @@ class _Helper:
     def stop(self) -> None:
         proc, self._proc = self._proc, None
         self.state = self.STOPPED
+        if self._file is not None:
+            os.close(self._file)
+            self._file = None
         if proc is not None:
             _end(proc, self._map)
 

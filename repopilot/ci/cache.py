@@ -13,9 +13,13 @@ from pathlib import Path
 from ..core import new_temp_file
 from .digest import blake2b
 
-__all__ = ["BUNDLED", "cache_key", "has_entry", "read_bundled", "read_entry", "write_entry"]
+__all__ = ["BUNDLED", "SCAN_DATABASE", "bundled_scan_database", "cache_key", "has_entry", "read_bundled",
+           "read_entry", "write_entry"]
 
 BUNDLED = Path(__file__).with_name("prebuilt")  # absent in an editable install (setup.py fills it for a wheel)
+# The file in `BUNDLED` naming the entry of the bundled catalog's scan databases: what a helper started before the
+# catalog loads scans a big log with (ci/ahead.py).
+SCAN_DATABASE = "scan-database"
 
 
 def cache_key(*parts: bytes | str) -> str:
@@ -47,6 +51,12 @@ def read_bundled(name: str) -> bytes | None:
         return (BUNDLED / name).read_bytes()
     except OSError:
         return None
+
+
+def bundled_scan_database() -> bytes | None:
+    """The scan databases' payload (ci/confirm.py) of the bundled catalog that the wheel carries, or None."""
+    name = read_bundled(SCAN_DATABASE)
+    return read_bundled(name.decode()) if name and name.isascii() and b"/" not in name else None
 
 
 def has_entry(directory: Path | None, name: str) -> bool:

@@ -22,9 +22,13 @@ from typing import BinaryIO, NamedTuple, Protocol
 from . import native
 from .lines import strip_ansi_bytes
 
-__all__ = ["MAX_LINE_BYTES", "Origin", "Reread", "cleaned_pieces", "located_pieces", "mapped_pieces", "rereader",
-           "whole_lines"]
+__all__ = ["CHUNK_SIZE", "MAX_LINE_BYTES", "Origin", "Reread", "cleaned_again", "cleaned_pieces", "located_pieces",
+           "mapped_pieces", "rereader", "whole_lines"]
 
+# Small chunks stay in the CPU cache between the passes over them (cleaning, scan, line counting) and keep the
+# buffers a pass holds small: 256 KB took a tenth less CPU and 10 MB less peak memory than 1 MB at 500 MB.
+# Here, for a helper started before the scanner exists (ci/ahead.py), which cuts its pieces so.
+CHUNK_SIZE = 256 * 1024
 MAX_LINE_BYTES = 256 * 1024
 # How much of a file `mapped_pieces` maps at once: what the process holds of it stays this small.
 _MAP_WINDOW = 1024 * 1024
@@ -175,8 +179,14 @@ class Reread:
             raw = self._stream.read(origin.size)
         except (OSError, ValueError):
             return None
-        cleaned = strip_ansi_bytes(raw) if len(raw) == origin.size else b""
-        return cleaned if len(cleaned) == origin.cleaned else None
+        return cleaned_again(raw, origin)
+
+
+def cleaned_again(raw: bytes, origin: Origin) -> bytes | None:
+    """A piece's bytes read again from where `origin` says, cleaned as `located_pieces` gave it; None when they are
+    not the piece's (the file changed)."""
+    cleaned = strip_ansi_bytes(raw) if len(raw) == origin.size else b""
+    return cleaned if len(cleaned) == origin.cleaned else None
 
 
 def rereader(stream: BinaryIO) -> Reread | None:

@@ -12,6 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from .cache import SCAN_DATABASE
 from .catalog import LazyPattern, Pattern, Rule, load_catalog
 from .scanner import Scanner, hyperscan_available
 from .verdict import pattern_tables
@@ -20,17 +21,21 @@ __all__ = ["compile_patterns", "write_prebuilt"]
 
 
 def write_prebuilt(into: Path) -> list[str]:
-    """Write the validated catalog and, when hyperscan is installed, its compiled databases into `into`; returns
-    the names written."""
+    """Write the validated catalog and, when hyperscan is installed, its compiled databases (and which of them a
+    scan's own is: `SCAN_DATABASE`) into `into`; returns the names written."""
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp)
         catalog = load_catalog(cache_dir=cache)
+        scans = None
         if hyperscan_available():
-            Scanner(catalog, engine="hyperscan", cache_dir=cache)
+            scans = Scanner(catalog, engine="hyperscan", cache_dir=cache).engine.entry
         into.mkdir(parents=True, exist_ok=True)
         names = sorted(p.name for p in cache.iterdir() if p.name.startswith(("catalog-", "hyperscan-")))
         for name in names:
             shutil.copyfile(cache / name, into / name)
+        if scans in names:
+            (into / SCAN_DATABASE).write_text(scans)
+            names.append(SCAN_DATABASE)
     return names
 
 

@@ -30,16 +30,13 @@ from .cache import cache_key, has_entry, read_bundled, read_entry, write_entry
 from .catalog import SCAN_LINE_START, Catalog, Rule
 from .late import LATE_BYTES, LateHit, LateHits
 from .lines import clean_start, display_text
-from .pieces import Origin, Reread, located_pieces, rereader
+from .pieces import CHUNK_SIZE, Origin, Reread, located_pieces, rereader
 from .testclasses import PassedClasses
 from .window import Chunk, LineGetter, Window
 
 __all__ = ["CHUNK_SIZE", "JOB_START", "KEYWORDS", "Candidate", "Marker", "ScanResult", "Scanner",
            "hyperscan_available", "hyperscan_cached"]
 
-# Small chunks stay in the CPU cache between the passes over them (cleaning, scan, line counting) and keep the
-# buffers a pass holds small: 256 KB took a tenth less CPU and 10 MB less peak memory than 1 MB at 500 MB.
-CHUNK_SIZE = 256 * 1024
 # The keyword fallback (and the grep baseline of the benchmarks): lines an error usually sits on.
 KEYWORDS = r"error|fail|fatal|exception|panic:|killed|timed out|denied"
 # Structural markers of GitHub Actions logs at a line start or after the runner's timestamp (`...Z `).
@@ -170,6 +167,7 @@ class ScanResult:
 
 class _Engine:
     name = "re"
+    entry: str | None = None  # the name of its compiled databases in the cache (None: it has none)
 
     def scan(self, data: bytes) -> native.Found:
         """(end offset, pattern id) of every match (ends first: sorting them is a plain sort)."""
@@ -215,10 +213,11 @@ class _ReEngine(_Engine):
         return out
 
 
-def _load_database(hyperscan: Any, directory: Path | None, name: str) -> confirm.Prefiltered | None:
-    """The cached databases (else the ones the wheel carries), or None when there are none or they cannot be used
-    (hyperscan checks the format and the platform, here and when a scratch space is made for it: a database
-    built on a machine with other CPU features is refused; anything refused is compiled again)."""
+def _load_database(hyperscan: Any, directory: Path | None, name: str) -> tuple[confirm.Prefiltered, bytes] | None:
+    """The cached databases (else the ones the wheel carries) with the payload they were loaded from, or None when
+    there are none or they cannot be used (hyperscan checks the format and the platform, here and when a scratch
+    space is made for it: a database built on a machine with other CPU features is refused; anything refused is
+    compiled again)."""
     data = (read_entry(directory, name) if directory is not None else None) or read_bundled(name)
     if data is None:
         return None
@@ -227,7 +226,7 @@ def _load_database(hyperscan: Any, directory: Path | None, name: str) -> confirm
         loaded.scratches()
     except (hyperscan.error, TypeError, ValueError):
         return None
-    return loaded
+    return loaded, data
 
 
 def _machine() -> str:
@@ -287,16 +286,21 @@ class _HyperscanEngine(_Engine):
         exact = exact or {}
         # Compiling the catalog takes ~0.3 s, a hundred times the scan of an ordinary log, so the compiled
         # databases are kept in the user's cache.
-        name = _database_name(hyperscan, patterns, exact)
-        loaded = _load_database(hyperscan, cache_dir, name)
-        if loaded is None:
+        self.entry = name = _database_name(hyperscan, patterns, exact)
+        # The payload is kept for a helper process (`serialized`): dumping the databases again costs ~4 ms.
+        self._serialized: bytes | None = None
+        found = _load_database(hyperscan, cache_dir, name)
+        if found is None:
             mask = bytes(pid in exact for pid in range(len(patterns)))
             db = _compiled(hyperscan, [(i, p, ci) for i, (p, ci) in enumerate(patterns)])
             exact_db = _compiled(hyperscan, [(i, p, ci) for i, (p, ci) in sorted(exact.items())]) if exact else None
             loaded = confirm.Prefiltered(hyperscan, db, exact_db, mask)
             if cache_dir is not None:
                 with contextlib.suppress(hyperscan.error):
-                    write_entry(cache_dir, name, self._payload(loaded))
+                    self._serialized = self._payload(loaded)
+                    write_entry(cache_dir, name, self._serialized)
+        else:
+            loaded, self._serialized = found
         self._prefiltered = loaded
         self._db = loaded.database
         self._scratches = loaded.scratches()
@@ -327,7 +331,9 @@ class _HyperscanEngine(_Engine):
         return found
 
     def serialized(self) -> bytes | None:
-        return self._payload(self._prefiltered)
+        if self._serialized is None:
+            self._serialized = self._payload(self._prefiltered)
+        return self._serialized
 
 
 # How shells and CI systems echo a command: GitLab/plain `$ cmd`, `set -x`/Jenkins `+ cmd`, Travis

@@ -51,6 +51,19 @@ def test_a_fresh_cache_scans_with_the_bundled_database_without_compiling(bundled
 
 
 @pytest.mark.skipif(not hyperscan_available(), reason="hyperscan is not installed")
+def test_the_bundled_scan_databases_are_named_for_a_helper_started_before_the_catalog_loads(bundled: Path,
+                                                                                           tmp_path: Path) -> None:
+    # ci/ahead.py gives them to the helper of a big log at once; the scan takes its pieces only if they are its own.
+    empty = tmp_path / "cache"
+    scanner = Scanner(load_catalog(cache_dir=empty), cache_dir=empty, compile_hyperscan=False)
+    assert (bundled / cache_mod.SCAN_DATABASE).read_text() == scanner.engine.entry
+    payload = scanner.engine.serialized()
+    assert payload and cache_mod.bundled_scan_database() == payload
+    (bundled / cache_mod.SCAN_DATABASE).write_text("../../elsewhere.db")
+    assert cache_mod.bundled_scan_database() is None
+
+
+@pytest.mark.skipif(not hyperscan_available(), reason="hyperscan is not installed")
 def test_a_bundled_database_that_does_not_load_is_compiled_again(bundled: Path, tmp_path: Path) -> None:
     for db in bundled.glob("hyperscan-*.db"):
         db.write_bytes(b"built for another machine")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import repopilot.ci.cache as cache_mod
 from repopilot.ci import ahead, native
 from repopilot.ci.catalog import load_catalog
 from repopilot.ci.pieces import located_pieces
@@ -170,6 +171,35 @@ def test_a_helper_that_fails_midway_is_met_by_reading_here_from_where_it_stopped
     assert _no_helper_left()
 
 
+@pytest.mark.parametrize("fails", [False, True])
+def test_pieces_the_helper_scanned_past_a_full_ring_are_read_here(tmp_path: Path, small_ahead: None, fails: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # A ring of four pieces and a slow reader: the helper does not wait for room, and those pieces are read here
+    # (or, when that fails, as if the helper failed there: from where its pieces stopped).
+    monkeypatch.setattr(ahead, "_RING", 4 * _CHUNK)
+    read_here: list[object] = []
+    real = ahead._Helper._read_here
+
+    def spied(self, origin):  # type: ignore[no-untyped-def]
+        read_here.append(origin)
+        return None if fails else real(self, origin)
+
+    monkeypatch.setattr(ahead._Helper, "_read_here", spied)
+    path, sc = _log(tmp_path), _scanner()
+    database = sc.engine.serialized()
+    assert database is not None
+    counter, got = _Counter(), []
+    with path.open("rb") as fh:
+        for piece in ahead.scanned_ahead(located_pieces(fh, _CHUNK, counter), (str(path), 0), _CHUNK,
+                                         sc.engine.scan, database, counter):
+            got.append(piece)
+            time.sleep(0.002)
+    assert len(read_here) == 1 if fails else len(read_here) > 5
+    assert _located(got) == _one_pass(path, sc)
+    assert counter.size == path.stat().st_size
+    assert _no_helper_left()
+
+
 def test_a_helper_that_stops_answering_is_given_up(tmp_path: Path, small_ahead: None,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ahead, "_HELPER", "import sys, time; sys.stdout.buffer.write(b'R'); sys.stdout.flush(); "
@@ -282,24 +312,83 @@ def test_a_scan_ahead_starts_its_helper_without_importing_subprocess(tmp_path: P
     assert int(out[0]) > 10 and out[1] == "False" and int(out[2]) == path.read_bytes().count(b"\n")
 
 
-def test_a_helper_started_early_is_taken_by_the_scan(tmp_path: Path, small_ahead: None) -> None:
+@pytest.fixture
+def no_bundled(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An editable install: the wheel's databases are not there to give a helper started early.
+    monkeypatch.setattr(cache_mod, "bundled_scan_database", lambda: None)
+
+
+@pytest.fixture
+def bundled(monkeypatch: pytest.MonkeyPatch) -> bytes:
+    # A wheel: it carries the bundled catalog's databases (ci/prebuild.py; tests/ci/test_prebuilt.py).
+    database = _scanner().engine.serialized()
+    assert database is not None
+    monkeypatch.setattr(cache_mod, "bundled_scan_database", lambda: database)
+    return database
+
+
+def test_a_helper_started_early_is_taken_by_the_scan(tmp_path: Path, small_ahead: None, no_bundled: None) -> None:
     path, sc = _log(tmp_path), _scanner()
-    assert ahead.prestart_helper([str(path)])
-    [(early, _)] = ahead._EARLY
+    assert ahead.prestart_helper([str(path)], _CHUNK)
+    [early] = ahead._EARLY
+    assert early.task is None
     got = _ahead(path, sc)
-    assert not ahead._EARLY and [early] == _HELPERS  # the scan took it, started no other
+    assert not ahead._EARLY and [early.proc] == _HELPERS  # the scan took it, started no other
     assert sum(isinstance(f, ahead.Packed) for _, _, f in got) == len(got) - 1
     assert _located(got) == _one_pass(path, sc)
     assert _no_helper_left()
 
 
-def test_a_helper_started_early_that_no_scan_takes_is_ended(tmp_path: Path, small_ahead: None) -> None:
+def test_a_helper_given_its_task_early_scans_from_the_start(tmp_path: Path, small_ahead: None,
+                                                            bundled: bytes) -> None:
     path, sc = _log(tmp_path), _scanner()
-    assert ahead.prestart_helper([str(path)])
-    [(early, _)] = ahead._EARLY
+    assert ahead.prestart_helper([str(path)], _CHUNK)
+    [early] = ahead._EARLY
+    assert early.task is not None and early.task.database == bundled
+    got = _ahead(path, sc)
+    assert not ahead._EARLY and [early.proc] == _HELPERS  # the scan took it, started no other
+    assert all(isinstance(f, ahead.Packed) for _, _, f in got) and len(got) > 50  # the first one too
+    assert _located(got) == _one_pass(path, sc)
+    assert _no_helper_left()
+    with path.open("rb") as fh:
+        one_pass = sc.scan(fh)
+    assert ahead.prestart_helper([str(path)], _CHUNK)
+    with path.open("rb") as fh:
+        assert _facts(sc.scan(fh, ahead=True)) == _facts(one_pass)
+
+
+@pytest.mark.parametrize("change", ["database", "pieces", "file", "start"])
+def test_a_helper_given_another_task_early_is_ended_and_another_scans(tmp_path: Path, small_ahead: None,
+                                                                      bundled: bytes, change: str) -> None:
+    path, sc = _log(tmp_path), _scanner()
+    assert ahead.prestart_helper([str(path)], _CHUNK * 2 if change == "pieces" else _CHUNK)
+    [early] = ahead._EARLY
+    if change == "database":
+        ahead._EARLY[0] = early._replace(task=early.task._replace(database=bundled + b"\0"))  # type: ignore
+    if change == "file":  # written again since (the same size): its pieces may not be the ones read now
+        time.sleep(0.01)
+        path.write_bytes(path.read_bytes())
+    database = sc.engine.serialized()
+    assert database is not None
+    with path.open("rb") as fh:
+        start = 1 if change == "start" else 0
+        fh.seek(start)
+        got = list(ahead.scanned_ahead(located_pieces(fh, _CHUNK, _Counter()), (str(path), start), _CHUNK,
+                                       sc.engine.scan, database))
+    assert early.proc.returncode is not None and len(_HELPERS) == 1 and _HELPERS[0] is not early.proc
+    assert not isinstance(got[0][2], ahead.Packed)  # the first piece scanned here while the other one started
+    assert sum(isinstance(f, ahead.Packed) for _, _, f in got) == len(got) - 1
+    assert _no_helper_left()
+
+
+def test_a_helper_started_early_that_no_scan_takes_is_ended(tmp_path: Path, small_ahead: None,
+                                                             bundled: bytes) -> None:
+    path, sc = _log(tmp_path), _scanner()
+    assert ahead.prestart_helper([str(path)], _CHUNK)
+    [early] = ahead._EARLY
     with path.open("rb") as fh:
         sc.scan(fh, ahead=False)  # one pass: no helper
-    assert not ahead._EARLY and early.returncode is not None  # killed and reaped
+    assert not ahead._EARLY and early.proc.returncode is not None  # killed and reaped
 
 
 def test_diagnose_of_a_big_file_starts_the_helper_before_the_program_loads(tmp_path: Path,
