@@ -616,3 +616,16 @@ def test_a_targets_purpose_is_not_outweighed_by_make_saying_it_failed(tmp_path: 
             "make: *** [Makefile:5: lint] Error 1\n")
     r = _diagnose(tmp_path, text, _without("shell"))
     assert r["category"] == "lint"
+
+
+def test_every_command_echo_holds_the_substring_that_gates_its_search() -> None:
+    import random
+
+    from repopilot.ci.verdict import _ECHO
+
+    rnd = random.Random(18)
+    texts = ["$ make test", "+ npm ci", "x | $ go test ./...", "$", "+", "$  a", "a$ b", "|+ x", "\t+ y"]
+    texts += ["".join(rnd.choice("$+| ab\t") for _ in range(rnd.randint(0, 12))) for _ in range(5000)]
+    for text in texts:
+        if _ECHO.search(text):
+            assert "$ " in text or "+ " in text, text
