@@ -629,3 +629,19 @@ def test_every_command_echo_holds_the_substring_that_gates_its_search() -> None:
     for text in texts:
         if _ECHO.search(text):
             assert "$ " in text or "+ " in text, text
+
+
+def test_the_path_parts_removed_are_the_ones_the_first_form_removed() -> None:
+    import random
+    import re
+
+    from repopilot.ci.verdict import _PATH_TOKEN
+
+    first = re.compile(r"(?:\S*/)+(?=\S)")  # nested repeats, tried at every character of a word
+    rnd = random.Random(20)
+    root = Path(__file__).resolve().parents[2]
+    lines = ["".join(rnd.choice("ab/ \t.\u00a0\u2003x//") for _ in range(rnd.randint(0, 16))) for _ in range(50000)]
+    for log in sorted((root / "examples").glob("*.log")) + sorted((root / "tests/ci/rule_logs").glob("*.log")):
+        lines += log.read_text(encoding="utf-8", errors="replace").splitlines()
+    for line in lines:
+        assert _PATH_TOKEN.sub("", line) == first.sub("", line), line
