@@ -13,7 +13,17 @@ from typing import Any
 import pytest
 
 from repopilot.ci.engine import diagnose_input, to_report
-from repopilot.ci.locator import FEATURES, _line_row, default_model, detect_shape, feature_rows, locate
+from repopilot.ci.locator import (
+    FEATURES,
+    _gathered,
+    _line_row,
+    candidates,
+    default_model,
+    detect_shape,
+    feature_rows,
+    locate,
+)
+from repopilot.ci.scanner import Marker, ScanResult
 from repopilot.ci.sources import open_sources
 from repopilot.core import TraceRecorder
 
@@ -286,3 +296,18 @@ def test_every_exit_marker_starts_with_a_character_find_end_looks_for() -> None:
     assert all(alt[0][0] is c.LITERAL for alt in alternatives)
     texts = {3: "Finished: FAILURE", 7: "##[error]Process completed with exit code 2.", 9: "done"}
     assert find_end(texts, 20, None) == 7
+
+
+def test_candidates_are_gathered_once_per_result_and_each_caller_gets_its_own_copy() -> None:
+    res = ScanResult(lines=9, text={1: "a", 5: "e"}, tail=[Marker(8, "h"), Marker(5, "other")],
+                     keywords=[Marker(3, "c")])
+    first = candidates(res)
+    assert first == _gathered(res, 3000) == {1: "a", 5: "e", 8: "h", 3: "c"}
+    first[2] = "changed by a caller"
+    again = candidates(res)
+    assert again == {1: "a", 5: "e", 8: "h", 3: "c"} and again is not first
+    assert candidates(res, limit=2) == {5: "e", 8: "h"}  # another limit: gathered for it
+    res.tail.append(Marker(9, "i"))  # (a result is not changed after its scan; if it were, it is seen)
+    assert candidates(res)[9] == "i"
+    other = ScanResult(lines=2, text={2: "b"})
+    assert candidates(other) == {2: "b"}
