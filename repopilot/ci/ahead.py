@@ -53,11 +53,16 @@ _READY_WAIT = 0.0
 _RECORD = struct.Struct("<qqqqqq")
 _FOLLOWS = -1  # the piece's bytes follow its record in the pipe (a piece bigger than half the ring)
 # The ring was full: rather than wait for room, the helper went on to scan the next pieces, and this process reads
-# this one from the file itself (reading and cleaning a piece costs a third of scanning it). A helper that waited
-# fell behind where the log is slow to scan and fast to work through: this process waited 8 ms of 50 MB for it.
+# this one from the file itself (reading and cleaning a piece costs a third of scanning it). A helper held to the
+# ring's 32 pieces of lead fell behind where the log is slow to scan and fast to work through: this process waited
+# 8 ms of 50 MB for it.
 _NOT_GIVEN = -2
+# The most pieces the helper is ahead by with some of them `_NOT_GIVEN`; past it, it waits for room in the ring. A
+# piece read here costs this process about twice one taken from the ring: a helper ahead without bound, faster than
+# this process, would hand over nearly every piece that way.
+_LEAD = 48
 _OFFSET = struct.Struct("<q")  # where the helper starts: bytes from where this process began reading
-_ACK = struct.Struct("<q")  # the ring's bytes this process has taken out, from the start
+_ACK = struct.Struct("<qq")  # the ring's bytes this process has taken out, from the start, and the pieces taken
 _READY = b"R"
 # What the helper is given: the database's size, the pieces' size, the path's size, where to start reading (-1: it
 # is told once it is ready, `_OFFSET`).
@@ -72,15 +77,15 @@ _RING = 8 * 1024 * 1024
 # are given, RepoPilot's first), so it starts in a few tens of milliseconds and holds about 10 MB of its own.
 _HELPER = """
 import mmap, os, select, struct, sys, types
-sys.path[:0] = sys.argv[2:]
+sys.path[:0] = sys.argv[3:]
 for name in ("repopilot", "repopilot.ci"):  # the two modules it needs, without the packages' start-up (2 MB)
     package = sys.modules[name] = types.ModuleType(name)
-    package.__path__ = [sys.argv[2] + "/" + name.replace(".", "/")]
+    package.__path__ = [sys.argv[3] + "/" + name.replace(".", "/")]
 import hyperscan
 from repopilot.ci import _native
 from repopilot.ci.confirm import load
 from repopilot.ci.pieces import mapped_pieces
-task, record, offset, ack = struct.Struct("<qqqq"), struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<q")
+task, record, offset, ack = struct.Struct("<qqqq"), struct.Struct("<qqqqqq"), struct.Struct("<q"), struct.Struct("<qq")
 out = sys.stdout.buffer
 size = int(sys.argv[1])
 ring = mmap.mmap(3, size)
@@ -101,7 +106,7 @@ def acked(taken, wait):  # the last ack sent (after one more, when `wait`)
         pending += given(4096)
         whole = len(pending) - len(pending) % ack.size
         if whole:
-            (taken,), pending, wait = ack.unpack_from(pending, whole - ack.size), pending[whole:], False
+            taken, pending, wait = ack.unpack_from(pending, whole - ack.size), pending[whole:], False
     return taken
 database, chunk, path, start = task.unpack(exactly(task.size))
 path = os.fsdecode(exactly(path))
@@ -111,7 +116,8 @@ if start < 0:
     out.write(b"R"); out.flush()
     (start,) = offset.unpack(exactly(offset.size))
 class Count: size = 0
-count, read, written, taken = Count(), 0, 0, 0
+count, read, written, (taken, consumed) = Count(), 0, 0, (0, 0)
+lead = int(sys.argv[2])
 with open(path, "rb") as fh:
     fh.seek(start)
     for k, (cleaned, origin) in enumerate(mapped_pieces(fh, chunk, count)):
@@ -119,14 +125,14 @@ with open(path, "rb") as fh:
         packed = _native.pack_located(cleaned, found)
         n, at = len(cleaned), -1
         if n <= size // 2:
-            taken, at = acked(taken, False), written % size
+            (taken, consumed), at = acked((taken, consumed), False), written % size
             skip = size - at if at + n > size else 0  # at the ring's end: the piece goes to its start
-            if written + skip + n - taken > size and origin is not None:
+            if written + skip + n - taken > size and origin is not None and k - consumed < lead:
                 at = -2  # no room: not waited for, read there
             else:
                 written, at = written + skip, 0 if skip else at
-                while written + n - taken > size:  # a cut line is not read there: wait for room
-                    taken = acked(taken, True)
+                while written + n - taken > size:  # wait for room
+                    taken, consumed = acked((taken, consumed), True)
                 ring[at:at + n] = cleaned
                 written += n
         where = (origin.offset, origin.size) if origin is not None else (-1, 0)
@@ -347,7 +353,7 @@ def _start() -> tuple[_Child, mmap.mmap] | None:
     fd, shared = ring
     paths = [str(Path(__file__).resolve().parents[2]), *_module_dirs("hyperscan")]
     try:
-        proc = _Child([sys.executable, "-S", "-c", _HELPER, str(_RING), *paths], fd)
+        proc = _Child([sys.executable, "-S", "-c", _HELPER, str(_RING), str(_LEAD), *paths], fd)
     except OSError:
         shared.close()
         return None
@@ -382,6 +388,7 @@ class _Helper:
         self._file: int | None = None  # the file, opened here when a piece is to be read here (`_NOT_GIVEN`)
         self._start = 0  # where the helper's pieces begin, from where this process began reading
         self._taken = 0  # the ring's bytes taken out, as the helper counts them
+        self._pieces = 0  # the helper's pieces taken
         self._buf = bytearray()
         self._proc: _Child | None = None
         self.state = self.STOPPED
@@ -446,6 +453,9 @@ class _Helper:
         packed = self._read(packed_size, _PATIENCE) if cleaned is not None else None
         if cleaned is None or packed is None:
             return None
+        self._pieces += 1
+        with contextlib.suppress(OSError):  # a helper that is done no longer reads them (its records still count)
+            self._in.write(_ACK.pack(self._taken, self._pieces))
         return _Piece(cleaned, origin, packed, read)
 
     def _read_here(self, origin: Origin) -> bytes | None:
@@ -460,8 +470,7 @@ class _Helper:
         return cleaned_again(raw, origin)
 
     def _take(self, at: int, size: int) -> bytes | None:
-        """A piece's bytes out of the ring, where the helper says it put them (it counts them the same way), and
-        the helper told the room they leave."""
+        """A piece's bytes out of the ring, where the helper says it put them (it counts them the same way)."""
         pos = self._taken % _RING
         if pos + size > _RING:
             self._taken += _RING - pos
@@ -470,8 +479,6 @@ class _Helper:
             return None
         data = self._map[at:at + size]
         self._taken += size
-        with contextlib.suppress(OSError):  # a helper that is done no longer reads them (its records still count)
-            self._in.write(_ACK.pack(self._taken))
         return data
 
     def _read(self, n: int, patience: float) -> bytes | None:

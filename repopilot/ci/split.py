@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
+from .ahead import discard
 from .blocks import Hit
 from .late import _TOTAL as LATE_TOTAL
 from .late import LATE
@@ -198,6 +199,7 @@ def scan_file(scanner: Scanner, path: Path, size: int, workers: int, progress: P
             return scanner.scan(fh, progress=progress)
     import signal  # only when a log is scanned in parts (the default is one pass)
 
+    discard()  # a helper started to scan it ahead (app/early.py), already scanning: the parts do without it
     spans = list(itertools.pairwise(cuts))
     children: dict[int, tuple[int, int]] = {}  # part -> (pid, pipe)
     try:

@@ -391,6 +391,19 @@ def test_a_helper_started_early_that_no_scan_takes_is_ended(tmp_path: Path, smal
     assert not ahead._EARLY and early.proc.returncode is not None  # killed and reaped
 
 
+def test_a_helper_started_early_is_ended_when_the_log_is_scanned_in_parts(tmp_path: Path, small_ahead: None,
+                                                                          bundled: bytes) -> None:
+    from repopilot.ci.split import scan_file
+
+    path, sc = _log(tmp_path), _scanner()
+    assert ahead.prestart_helper([str(path)], _CHUNK)
+    [early] = ahead._EARLY
+    res = scan_file(sc, path, path.stat().st_size, 2, min_part=64 * 1024)
+    assert not ahead._EARLY and early.proc.returncode is not None  # it was scanning: killed and reaped
+    with path.open("rb") as fh:
+        assert res.lines == sc.scan(fh).lines
+
+
 def test_diagnose_of_a_big_file_starts_the_helper_before_the_program_loads(tmp_path: Path,
                                                                             small_ahead: None) -> None:
     from repopilot.app.early import start_early
