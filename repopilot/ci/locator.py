@@ -212,25 +212,32 @@ def load_model(path: Path) -> LocatorModel:
     return LocatorModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
-_MARKER_STARTS = frozenset("#sEtD[F")
+# Each CI system's markers by their first character: a line is compared only with the markers that begin as it
+# does (every other line with none), in the order of SHAPES.
+_MARKERS: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
+    "#": ((("##[section]", "##vso["), "azure"), (("##[",), "github")),
+    "s": ((("section_start:", "section_end:"), "gitlab"),),
+    "E": ((("ERROR: Job failed",), "gitlab"),),
+    "t": ((("travis_",), "travis"),),
+    "D": ((("Done. Your build exited",), "travis"),),
+    "[": ((("[Pipeline]",), "jenkins"),),
+    "F": ((("Finished: ",), "jenkins"),),
+}
 
 
 def detect_shape(texts: Iterable[str]) -> str:
     """The CI system that wrote the log, from the markers among the lines the scan kept."""
     seen = set()
     for t in texts:
-        if t[:1] not in _MARKER_STARTS:  # the first character of every marker below: most lines have none
+        marks = _MARKERS.get(t[:1])
+        if marks is None:
             continue
-        if t.startswith(("##[section]", "##vso[")):
-            seen.add("azure")
-        elif t.startswith("##["):
-            seen.add("github")
-        elif t.startswith("section_start:") or t.startswith("section_end:") or t.startswith("ERROR: Job failed"):
-            seen.add("gitlab")
-        elif t.startswith("travis_") or t.startswith("Done. Your build exited"):
-            seen.add("travis")
-        elif t.startswith("[Pipeline]") or t.startswith("Finished: "):
-            seen.add("jenkins")
+        for prefixes, shape in marks:
+            if t.startswith(prefixes):
+                if shape == SHAPES[0]:
+                    return shape  # the first of SHAPES wins whatever else the lines show
+                seen.add(shape)
+                break
     for shape in SHAPES[:-1]:
         if shape in seen:
             return shape
