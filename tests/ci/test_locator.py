@@ -360,3 +360,16 @@ def test_the_shape_is_the_one_every_marker_compared_gives() -> None:
     for _ in range(3000):
         texts = [rnd.choice(marks) for _ in range(rnd.randint(0, 8))]
         assert detect_shape(texts) == _shape_reference(texts), texts
+
+
+def test_the_contribution_values_are_the_contributions_own() -> None:
+    import random
+
+    model = default_model()
+    rnd = random.Random(22)
+    for _ in range(500):
+        row = {name: rnd.choice([0.0, 1.0, rnd.random(), rnd.uniform(-3, 3)])
+               for name in rnd.sample(FEATURES, rnd.randint(0, len(FEATURES)))}
+        assert model.contribution_values(row) == [c for _, c in model.contributions(row)]
+        assert model.bias + sum(model.contribution_values(row)) == model.bias + sum(
+            c for _, c in model.contributions(row))
