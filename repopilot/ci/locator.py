@@ -141,9 +141,14 @@ _PATH_LINE_SEEN, _PATH_LINE_COL_SEEN = (re.compile(p.pattern.replace(r"[\w./\\-]
 _EXC_WORDS = ("Error", "Exception", "Failure", "Fault")
 
 
+# The same words by the pattern's identity: a compiled pattern's hash is computed over all of its code at each
+# look-up (0.3-1 us, ten look-ups a line), an int's is not.
+_NEEDS_BY_ID = {id(pattern): words for pattern, words in _NEEDS.items()}
+
+
 def _seen(pattern: re.Pattern[str], text: str, low: str | None) -> float:
     """1.0 if `pattern` matches `text` (whose lower-case form is `low` when it is ASCII, else None)."""
-    return float(may_hold(_NEEDS[pattern], low) and pattern.search(text) is not None)
+    return float(may_hold(_NEEDS_BY_ID[id(pattern)], low) and pattern.search(text) is not None)
 
 
 _LINE_FEATURES = (
@@ -377,6 +382,7 @@ def feature_rows(texts: Mapping[int, str], *, end: int, shape: str, step_start: 
     paths = {n for n in order if rows[n]["path_line"]}
     headings = {n for n in order if texts[n].rstrip().endswith(":") and _HEADING.search(texts[n])}
     warned = _under_warning(order, texts, rows)
+    shape_key = f"shape_{shape}"
     for i, n in enumerate(order):
         row = rows[n]
         c = counts[templates[n]]
@@ -394,15 +400,17 @@ def feature_rows(texts: Mapping[int, str], *, end: int, shape: str, step_start: 
         row["after_command"] = float(last_command > 0 and last_command < n <= end)
         row["prev_err"] = float(n - 1 in errorish)
         row["next_err"] = float(n + 1 in errorish)
-        above = [k for k in range(n - 3, n) if k in errorish]
-        row["cont_of_err"] = float(bool(above) and bool(_CONT.search(texts[n])) and n not in errorish)
-        row["near_err_density"] = sum(1 for k in range(n - 5, n + 6) if k in errorish and k != n) / 10.0
-        row["near_path_density"] = sum(1 for k in range(n - 5, n + 6) if k in paths and k != n) / 10.0
+        above = n - 3 in errorish or n - 2 in errorish or n - 1 in errorish
+        row["cont_of_err"] = float(above and bool(_CONT.search(texts[n])) and n not in errorish)
+        # The others of the eleven lines around it that are error-like, and that hold a path (counted by the sets).
+        near = range(n - 5, n + 6)
+        row["near_err_density"] = (len(errorish.intersection(near)) - (n in errorish)) / 10.0
+        row["near_path_density"] = (len(paths.intersection(near)) - (n in paths)) / 10.0
         # Position inside the contiguous stretch of candidates it belongs to (a block's head carries the message).
         row["block_pos"] = float(i > 0 and order[i - 1] == n - 1 and n - 1 in errorish)
         row["after_heading"] = float(n - 1 in headings or (n - 2 in headings and not texts.get(n - 1, "x").strip()))
         row["under_warning"] = float(n in warned)
-        row[f"shape_{shape}"] = 1.0
+        row[shape_key] = 1.0
     return rows
 
 
