@@ -8,6 +8,7 @@ import operator
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .blocks import Hit
@@ -46,7 +47,10 @@ _ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
 _PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")
 
 
+@lru_cache(maxsize=8192)
 def is_trailer(text: str) -> bool:
+    # Remembered: a diagnosis asks it of the same lines several times (each hit's line, again when it looks for the
+    # last hit before the failure, each causal line, the locator's candidates).
     return bool(_TRAILERS.search(text.strip()))
 
 
