@@ -59,5 +59,7 @@ def _write_precompiled(lib: str) -> None:
 # The scanner's per-byte passes in C (repopilot/ci/native.py): optional, so that an install without a compiler
 # still works, on the pure-Python forms that give the same results.
 NATIVE = Extension("repopilot.ci._native", ["repopilot/ci/_native.c"], optional=True)
+# The secret rules' keyword pass in C (repopilot/core/secret_rules.py): optional too, on a regex that finds the same.
+KEYWORDS = Extension("repopilot.core._keywords", ["repopilot/core/_keywords.c"], optional=True)
 
-setup(cmdclass={"build_py": BuildPyWithPrebuilt}, ext_modules=[NATIVE])
+setup(cmdclass={"build_py": BuildPyWithPrebuilt}, ext_modules=[NATIVE, KEYWORDS])

@@ -13,13 +13,24 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 __all__ = ["SecretRule", "SecretRules", "default_rules", "shannon_entropy"]
+
+
+def _load() -> Callable[[str, tuple[tuple[str, ...], ...]], set[str]] | None:
+    try:  # the keyword pass in C (core/_keywords.c), when it was built; the regex detector finds the same set
+        from ._keywords import present
+    except ImportError:
+        return None
+    return present
+
+
+_present = _load()
 
 _DATA = "secret_rules.json"
 # gitleaks' generic rule spends most of its time on a lazy `[\w.-]{0,50}?` that only widens the match to the
@@ -150,7 +161,8 @@ class SecretRules:
         # Root keyword -> the keywords that contain it, filled as roots are found: all pairs up front cost more
         # than the rest of a `repopilot diagnose` start-up's redaction set-up.
         self._longer: dict[str, list[str]] = {}
-        self._detector = re.compile("(?=(" + _trie(keywords) + "))") if keywords else re.compile("(?!)")
+        # The keywords by their first character, for the pass in C; None: the regex detector looks for them.
+        self._index = _by_first(keywords) if _present is not None else None
         self._always = "" in self._by_keyword
         # (mask, text) -> what `redact` returned: it depends on nothing else (the rules are fixed, their caches
         # only save work), so a text seen again is answered without a search and exactly as before.
@@ -188,6 +200,11 @@ class SecretRules:
                 for span in rule.spans(text, low, self.free):
                     yield rule.id, span
 
+    @cached_property
+    def _detector(self) -> re.Pattern[str]:
+        # Compiled on first use: with the pass in C, only the tests (and a wheel's build) use it.
+        return re.compile("(?=(" + _trie(self._keywords) + "))") if self._keywords else re.compile("(?!)")
+
     def compile_all(self) -> int:
         """Compile every rule's regex and allowlist now; returns how many. A run compiles only what its texts
         need; a wheel's build calls this so that its precompiled patterns (cli/precompiled.py) hold them all."""
@@ -197,6 +214,14 @@ class SecretRules:
         return len(patterns)
 
     def _keywords_in(self, low: str) -> set[str]:
+        """The keywords that occur in `low` (a lower-cased text)."""
+        if self._index is not None and _present is not None:
+            # At each character, the keywords that begin with it (about 30 times faster than the regex: a 50 MB
+            # log's report has 30,000 characters of distinct text to look through).
+            return _present(low, self._index)
+        return self._keywords_matched(low)
+
+    def _keywords_matched(self, low: str) -> set[str]:
         # One pass finds the shortest keyword at each position; keywords that extend a found one are then
         # confirmed by substring search (few: `sk` is found, `sk_live` is checked).
         roots = set(self._detector.findall(low))
@@ -297,6 +322,20 @@ def _rule(data: dict[str, Any], *, ours: bool = False) -> SecretRule:
                       group=int(data.get("group") or 0), entropy=data.get("entropy"),
                       allow=tuple(_allow(a) for a in data.get("allow", [])), context=context, anchored=anchored,
                       global_allow=not ours)
+
+
+_FIRSTS = 128  # the C pass indexes keywords by their first character, ASCII only
+
+
+def _by_first(keywords: Sequence[str]) -> tuple[tuple[str, ...], ...] | None:
+    """The keywords in 128 tuples, by the code of their first character; None when one is not ASCII (gitleaks'
+    keywords all are) or is empty: the regex then looks for all of them."""
+    if not all(k and k.isascii() for k in keywords):
+        return None
+    buckets: list[list[str]] = [[] for _ in range(_FIRSTS)]
+    for k in keywords:
+        buckets[ord(k[0])].append(k)
+    return tuple(tuple(b) for b in buckets)
 
 
 def _trie(words: Iterable[str]) -> str:

@@ -1,0 +1,3 @@
+# The C extension built from _keywords.c (optional: repopilot/core/secret_rules.py falls back to its regex).
+
+def present(text: str, index: tuple[tuple[str, ...], ...], /) -> set[str]: ...
