@@ -579,48 +579,51 @@ def _merge_same_failure(ranked: list[Failure], decisions: list[dict[str, Any]]) 
     names the same test, or lies inside the block of a better-ranked failure of the same category, it is that
     failure seen again: its lines and missing fields join the better-ranked one."""
     kept: list[Failure] = []
-    # A big log has thousands of failures: each is compared with the kept ones of its category only, their
-    # ranges computed once per change, and a range is looked into only when the line is between the first and
-    # the last line of all of them (the bounds: a cheap test that most pairs fail).
-    by_category: dict[str, list[Failure]] = {}
-    spans: dict[int, tuple[list[tuple[int, int]], int, int]] = {}
+    # A big log has thousands of failures: each is compared with the kept ones of its category only, read from
+    # an entry each (`_Kept`: what the comparisons read, the ranges computed once per change), and a range is
+    # looked into only when the line is between the first and the last line of all of them (the bounds: a cheap
+    # test that most pairs fail).
+    by_category: dict[str, list[_Kept]] = {}
     for f in ranked:
-        own = f.ranges()
-        _, low, high = own_bounds = _bounded(own)
-        host = _host(f, own, low, high, by_category.get(f.category, ()), spans)
-        if host is None:
+        own, low, high = _bounded(f.ranges())
+        entries = by_category.setdefault(f.category, [])
+        entry = _host(f, own, low, high, entries)
+        if entry is None:
             kept.append(f)
-            by_category.setdefault(f.category, []).append(f)
-            spans[id(f)] = own_bounds
+            entries.append([f, f.rule, f.test, f.trigger, own, low, high])
             continue
+        host = entry[0]
         host.extra_ranges += own
-        spans[id(host)] = _bounded(host.ranges())
+        entry[4:7] = _bounded(host.ranges())
         host.more_ranges += f.more_ranges
         for name in ("file", "line", "column", "test", "package"):
             if getattr(host, name) is None:
                 setattr(host, name, getattr(f, name))
+        entry[2] = host.test
         decisions.append({"rule": f.rule, "line": f.trigger, "decision": "merged",
                           "why": f"the same failure as {host.rule} at line {host.trigger}"})
     return kept
 
 
-def _host(f: Failure, own: list[tuple[int, int]], low: int, high: int, kept: Sequence[Failure],
-          spans: dict[int, tuple[list[tuple[int, int]], int, int]]) -> Failure | None:
+# A kept failure as `_merge_same_failure` compares it: [failure, rule, test, trigger, ranges, first, last].
+_Kept = list[Any]
+
+
+def _host(f: Failure, own: list[tuple[int, int]], low: int, high: int, kept: Sequence[_Kept]) -> _Kept | None:
     """The first of `kept` (of f's category) that `f` is seen again of: another rule's failure naming the same
     test, or whose blocks hold f's trigger, or one whose trigger is in f's blocks (`own`, within `low`..`high`).
     A loop over locals: this runs for every pair of a big log's failures of one category."""
     line, rule, test = f.trigger, f.rule, f.test
-    for k in kept:
-        if k.rule == rule:
+    for entry in kept:
+        _, k_rule, k_test, at, ranges, first, last = entry
+        if k_rule == rule:
             continue
-        if k.test is not None and k.test == test:
-            return k
-        ranges, first, last = spans[id(k)]
+        if k_test is not None and k_test == test:
+            return entry
         if first <= line <= last and any(a <= line <= b for a, b in ranges):
-            return k
-        at = k.trigger
+            return entry
         if low <= at <= high and any(a <= at <= b for a, b in own):
-            return k
+            return entry
     return None
 
 

@@ -262,7 +262,10 @@ def _template(text: str) -> str:
 
 
 # Directories of a path: words in them (a project called `error-pages`, `tests/failing/`) say nothing of the line.
-_DIRS = re.compile(r"(?:[^\s/\\]*[/\\])+(?=\S)")
+# What `(?:[^\s/\\]*[/\\])+(?=\S)` removes (a word's start up to its last separator that is not its last
+# character), tried only where a word starts: that form was tried again at every character of a word without a
+# separator, the most costly of a line's features (tests/ci/test_locator.py compares the two).
+_DIRS = re.compile(r"(?<!\S)\S*[/\\](?=\S)")
 
 
 def _line_row(text: str) -> dict[str, float]:

@@ -46,6 +46,8 @@ _MIN_ENCODED_LEN = 12
 # Outputs at least this long are remembered (the last _REMEMBERED of them); shorter ones are cheap to scan.
 _REMEMBER_FROM = 256
 _REMEMBERED = 64
+# Texts found clean lately (nothing in them to redact): at most this many characters of them.
+_CLEAN_CHARS = 4 * 1024 * 1024
 
 
 def secret_env_values(environ: Mapping[str, str]) -> list[str]:
@@ -97,6 +99,10 @@ class Redactor:
         # Credentials the rules found lately: redacted from then on wherever they appear, even without the
         # context that made them recognisable (the token alone, echoed later in a log).
         self._learned: dict[str, None] = {}
+        # Texts that had nothing to redact: the same again, while nothing new is learned (a report quotes its log
+        # lines many times, and the trace redacts the report again: about 5,000 strings at 50 MB, 300 different).
+        self._clean: dict[str, None] = {}
+        self._clean_chars = 0
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], *, rules: SecretRules | None = None) -> Redactor:
@@ -114,6 +120,10 @@ class Redactor:
     def text(self, text: str) -> str:
         if len(text) >= _REMEMBER_FROM and text in self._done:
             return text
+        if text in self._clean:
+            self._remember(text)
+            return text
+        given = text
         for value in self.secrets:
             if value in text:
                 text = text.replace(value, REDACTED)
@@ -125,26 +135,47 @@ class Redactor:
             self._learned[value] = None
             if len(self._learned) > _REMEMBERED:
                 del self._learned[next(iter(self._learned))]
+        if found:
+            # A credential learned now may be in a text that was clean before it was known.
+            self._clean.clear()
+            self._clean_chars = 0
+        elif text == given:
+            self._note_clean(text)
+        self._remember(text)
+        return text
+
+    def _remember(self, text: str) -> None:
         if len(text) >= _REMEMBER_FROM:
             self._done[text] = None
             if len(self._done) > _REMEMBERED:
                 del self._done[next(iter(self._done))]
-        return text
+
+    def _note_clean(self, text: str) -> None:
+        self._clean[text] = None
+        self._clean_chars += len(text)
+        while self._clean_chars > _CLEAN_CHARS and self._clean:
+            oldest = next(iter(self._clean))
+            if self._clean.pop(oldest, "") is None:  # "": another thread took it out
+                self._clean_chars -= len(oldest)
 
     def value(self, value: Any) -> Any:
         """Redact strings anywhere inside JSON-like data (dicts, lists, tuples) and dataclass records (copied, as
         their type); other values pass through."""
         # The exact types first, as a report and a trace record are made of: one test each instead of the chain
-        # below (a 50 MB log's report holds about 6,000 values).
+        # below (a 50 MB log's report holds about 6,000 values), and the items of a dict, a list or a record that
+        # are numbers, booleans or None passed on without a call each (what the call would return).
         kind = type(value)
         if kind is str:
             return self.text(value)
         if kind is dict:
-            return {k: self.value(v) for k, v in value.items()}
+            return {k: v if type(v) in _PLAIN else self.value(v) for k, v in value.items()}
         if kind is list:
-            return [self.value(v) for v in value]
+            return [v if type(v) in _PLAIN else self.value(v) for v in value]
         if kind in _PLAIN:
             return value
+        fields = _INIT_FIELDS.get(kind)  # a record class met before: the chain below led it to its last branch
+        if fields is not None:
+            return self._record_copy(value, kind, fields)
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
@@ -154,12 +185,15 @@ class Redactor:
         if isinstance(value, tuple):
             return tuple(self.value(v) for v in value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            names, direct = _init_fields(kind)
-            redacted = {name: self.value(getattr(value, name)) for name in names}
-            # Every field `__init__` takes is given: the class called with them is what `dataclasses.replace`
-            # returns, without its checks of each field (a report holds hundreds of records).
-            return kind(**redacted) if direct else dataclasses.replace(value, **redacted)
+            return self._record_copy(value, kind, _init_fields(kind))
         return value
+
+    def _record_copy(self, value: Any, kind: type, fields: tuple[tuple[str, ...], bool]) -> Any:
+        names, direct = fields
+        redacted = {name: v if type(v) in _PLAIN else self.value(v) for name in names for v in (getattr(value, name),)}
+        # Every field `__init__` takes is given: the class called with them is what `dataclasses.replace`
+        # returns, without its checks of each field (a report holds hundreds of records).
+        return kind(**redacted) if direct else dataclasses.replace(value, **redacted)
 
     def record(self, record: R) -> R:
         """A copy of `record` (a dataclass, such as a diagnosis report) with every string inside it redacted."""

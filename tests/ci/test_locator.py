@@ -311,3 +311,22 @@ def test_candidates_are_gathered_once_per_result_and_each_caller_gets_its_own_co
     assert candidates(res)[9] == "i"
     other = ScanResult(lines=2, text={2: "b"})
     assert candidates(other) == {2: "b"}
+
+
+def _random_and_real_lines(alphabet: str) -> list[str]:
+    import random
+
+    rnd = random.Random(19)
+    root = Path(__file__).resolve().parents[2]
+    lines = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 16))) for _ in range(50000)]
+    for log in sorted((root / "examples").glob("*.log")) + sorted((root / "tests/ci/rule_logs").glob("*.log")):
+        lines += log.read_text(encoding="utf-8", errors="replace").splitlines()
+    return lines
+
+
+def test_the_directories_removed_are_the_ones_the_first_form_removed() -> None:
+    from repopilot.ci import locator as loc
+
+    first = re.compile(r"(?:[^\s/\\]*[/\\])+(?=\S)")  # tried at every character of a word
+    for line in _random_and_real_lines("ab/\\ \t.\u00a0\u2003x/"):
+        assert loc._DIRS.sub("", line) == first.sub("", line), line

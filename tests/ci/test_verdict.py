@@ -616,3 +616,32 @@ def test_a_targets_purpose_is_not_outweighed_by_make_saying_it_failed(tmp_path: 
             "make: *** [Makefile:5: lint] Error 1\n")
     r = _diagnose(tmp_path, text, _without("shell"))
     assert r["category"] == "lint"
+
+
+def test_every_command_echo_holds_the_substring_that_gates_its_search() -> None:
+    import random
+
+    from repopilot.ci.verdict import _ECHO
+
+    rnd = random.Random(18)
+    texts = ["$ make test", "+ npm ci", "x | $ go test ./...", "$", "+", "$  a", "a$ b", "|+ x", "\t+ y"]
+    texts += ["".join(rnd.choice("$+| ab\t") for _ in range(rnd.randint(0, 12))) for _ in range(5000)]
+    for text in texts:
+        if _ECHO.search(text):
+            assert "$ " in text or "+ " in text, text
+
+
+def test_the_path_parts_removed_are_the_ones_the_first_form_removed() -> None:
+    import random
+    import re
+
+    from repopilot.ci.verdict import _PATH_TOKEN
+
+    first = re.compile(r"(?:\S*/)+(?=\S)")  # nested repeats, tried at every character of a word
+    rnd = random.Random(20)
+    root = Path(__file__).resolve().parents[2]
+    lines = ["".join(rnd.choice("ab/ \t.\u00a0\u2003x//") for _ in range(rnd.randint(0, 16))) for _ in range(50000)]
+    for log in sorted((root / "examples").glob("*.log")) + sorted((root / "tests/ci/rule_logs").glob("*.log")):
+        lines += log.read_text(encoding="utf-8", errors="replace").splitlines()
+    for line in lines:
+        assert _PATH_TOKEN.sub("", line) == first.sub("", line), line

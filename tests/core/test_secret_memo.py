@@ -58,3 +58,31 @@ def test_a_value_learned_later_is_redacted_from_a_text_seen_before() -> None:
     assert redactor.text(echoed) == echoed  # the token alone does not look like a credential
     assert token not in redactor.text(f"password={token}")  # now it is known
     assert redactor.text(echoed) == f"echo {REDACTED} | docker login --password-stdin"
+
+
+def test_a_clean_text_is_answered_without_a_search_until_something_is_learned(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    redactor = Redactor(rules=_fresh())
+    searched: list[str] = []
+    real = redactor.rules.redact
+    monkeypatch.setattr(redactor.rules, "redact", lambda text, mask: searched.append(text) or real(text, mask))
+    for _ in range(3):
+        assert [redactor.text(t) for t in _CLEAN] == _CLEAN
+    assert searched == _CLEAN  # once each
+    _, line, secret = samples()[0]
+    assert secret not in redactor.text(line)  # something learned: the clean texts are searched again
+    assert [redactor.text(t) for t in _CLEAN] == _CLEAN and searched[-3:] == _CLEAN
+
+
+def test_the_clean_texts_remembered_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    # (the package's `redact` is the function: the module by its name)
+    monkeypatch.setattr(importlib.import_module("repopilot.core.redact"), "_CLEAN_CHARS", 100)
+    redactor = Redactor(rules=_fresh())
+    texts = [f"line {i} of a log that holds nothing secret" for i in range(20)]
+    for text in texts:
+        assert redactor.text(text) == text
+        assert redactor._clean_chars <= 100
+    assert texts[0] not in redactor._clean and texts[-1] in redactor._clean
+    assert redactor._clean_chars == sum(len(t) for t in redactor._clean)
