@@ -144,6 +144,11 @@ class Diagnosis:
         """Whether line `n` belongs to the job diagnosed (always, in a log of one job)."""
         return n >= self.job_first and (not self.job_last or n <= self.job_last)
 
+    def job_lines(self, texts: dict[int, str]) -> dict[int, str]:
+        """The lines of `texts` that `in_job` keeps (its test in one comprehension: thousands of candidates)."""
+        first, last = self.job_first, self.job_last
+        return {n: t for n, t in texts.items() if n >= first and (not last or n <= last)}
+
 
 def _int(value: str | None) -> int | None:
     if value is None:

@@ -513,7 +513,7 @@ def _rule_evidence(diag: Diagnosis) -> list[Evidence]:
 def gather_evidence(diag: Diagnosis, res: ScanResult) -> list[Evidence]:
     texts = candidates(res)
     if diag.job_first or diag.job_last:  # a log of several jobs: what another job ran or printed says nothing of
-        texts = {n: t for n, t in texts.items() if diag.in_job(n)}  # this one's failure
+        texts = diag.job_lines(texts)  # this one's failure
     out = _rule_evidence(diag)
     for where, cmd in _failing_commands(diag, res, texts):
         got = command_category(cmd)

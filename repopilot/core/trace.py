@@ -326,10 +326,11 @@ def _copied(value: Any) -> Any:
     type, several times faster than `copy.deepcopy`; anything else is left to it. Only compared with the live
     value later, so the one difference (deepcopy keeps an object shared twice shared) does not matter."""
     kind = type(value)
+    # The items that are strings, numbers or None are taken as they are, without a call each (most of them).
     if kind is dict:
-        return {k: _copied(v) for k, v in value.items()}
+        return {k: v if type(v) in _IMMUTABLE else _copied(v) for k, v in value.items()}
     if kind is list:
-        return [_copied(v) for v in value]
+        return [v if type(v) in _IMMUTABLE else _copied(v) for v in value]
     if kind in _IMMUTABLE:
         return value
     return copy.deepcopy(value)

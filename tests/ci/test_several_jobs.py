@@ -116,3 +116,13 @@ def test_gh_output_through_a_real_pipe_without_a_dash(tmp_path: Path) -> None:
     reports = json.loads(proc.stdout)
     assert [(r["job"], r["failing_step"]["name"]) for r in reports] == [("test (3.12)", "Run tests"), ("lint", "Ruff")]
     assert not any("\t" in ln["text"] or BOM in ln["text"] for r in reports for f in r["failures"] for ln in f["lines"])
+
+
+def test_the_job_lines_are_the_ones_in_job_keeps() -> None:
+    from repopilot.ci.diagnosis import Diagnosis
+
+    texts = {n: f"line {n}" for n in range(1, 60)}
+    for first, last in ((0, 0), (10, 0), (0, 30), (10, 30), (59, 59)):
+        diag = Diagnosis(name="x", source="x", run_id=None, job=None, lines=60, size=1, engine="re",
+                         catalog_version="1", job_first=first, job_last=last)
+        assert diag.job_lines(texts) == {n: t for n, t in texts.items() if diag.in_job(n)}
