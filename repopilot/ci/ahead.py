@@ -10,10 +10,13 @@ Why a process and not a thread: hyperscan's Python binding takes the interpreter
 match. Why a new interpreter and not a fork: a forked child shares this process's pages until either writes to
 one, and this process's per-line work writes all over its heap, so the pair's memory grew with the time the scan
 took (31 MB at 10 MB, 54 MB at 500 MB from a wheel). The helper is a small interpreter of its own (`python -S`,
-hyperscan and two of RepoPilot's modules: about 10 MB whatever the log's size) that is ready after 30-40 ms; until
-then this process reads and scans the first pieces itself, and hands the helper the rest at a piece's end. (Pieces
-handed over through the pipe instead of shared memory cost more than reading them here: two more copies through
-the kernel, and the helper waiting on a full pipe.)
+hyperscan and two of RepoPilot's modules: about 10 MB whatever the log's size) that is ready after 30-40 ms. `diagnose`
+starts it before the program loads (`prestart_helper`), and from a wheel gives it its task at once, so it scans from
+the file's start while this process loads; otherwise this process reads and scans the first pieces itself until the
+helper is ready, and hands it the rest at a piece's end. (Pieces handed over through the pipe instead of shared
+memory cost more than reading them here: two more copies through the kernel, and the helper waiting on a full pipe.)
+When the ring is full the helper goes on a few dozen pieces further rather than wait, and this process reads those
+from the file (`_NOT_GIVEN`).
 
 Results are the same as one pass (tests/ci/test_scan_ahead.py): the helper's pieces are the ones one pass reads (the
 same file, read the same way from the same place), which this process checks on the helper's first piece against
