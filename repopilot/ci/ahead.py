@@ -154,11 +154,22 @@ class Packed(NamedTuple):
     data: bytes
 
 
+def _can_help() -> bool:
+    """Whether a helper can be started and pays: it needs the C extension, an interpreter to start, pipes that can be
+    waited on (POSIX), and a second CPU (on one, the two processes take turns: a tenth more CPU for nothing)."""
+    return native.NATIVE is not None and bool(sys.executable) and os.name == "posix" and _cpus() > 1
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def reopenable(stream: BinaryIO) -> tuple[str, int] | None:
     """The path `stream`'s file can be opened again by and where reading begins in it, when a helper may scan it
     ahead: a regular file with at least `AHEAD_FROM` bytes from here, opened by a path that still names it, with the
-    C extension, where pipes can be waited on (POSIX); else None."""
-    if native.NATIVE is None or not sys.executable or os.name != "posix":
+    C extension, where pipes can be waited on (POSIX), on two CPUs or more; else None."""
+    if not _can_help():
         return None
     name = getattr(stream, "name", None)
     try:
@@ -310,7 +321,7 @@ def prestart_helper(paths: list[str], chunk_size: int = CHUNK_SIZE) -> bool:
     scan takes its pieces if those are its own databases, pieces and file (`_Task.fits`), else it starts another.
     Called by a command before it loads (app/early.py); a scan that does not need the helper ends it (`discard`).
     Whether one was started."""
-    if _EARLY or native.NATIVE is None or not sys.executable or os.name != "posix":
+    if _EARLY or not _can_help():
         return False
     for path in paths:
         try:
