@@ -4,9 +4,11 @@ every decision (which rules fired, with what confidence, why others lost)."""
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .blocks import Hit
@@ -45,7 +47,10 @@ _ERROR_MARKER = re.compile(r"^##\[error\](?P<message>.*)$")
 _PROCESS_EXIT = re.compile(r"^##\[error\]Process completed with exit code (\d+)")
 
 
+@lru_cache(maxsize=8192)
 def is_trailer(text: str) -> bool:
+    # Remembered: a diagnosis asks it of the same lines several times (each hit's line, again when it looks for the
+    # last hit before the failure, each causal line, the locator's candidates).
     return bool(_TRAILERS.search(text.strip()))
 
 
@@ -355,7 +360,10 @@ def build_diagnosis(res: ScanResult, *, name: str, source: str, run_id: str | No
                           "why": f"{loser.winner} also matched this line with higher confidence"})
 
     # `##[error]` annotations no rule explained: weak evidence, used when nothing better exists.
-    covered = {n for f in failures for a, b in f.ranges() for n in range(a, b + 1)}
+    covered: set[int] = set()
+    for f in failures:
+        for a, b in f.ranges():
+            covered.update(range(a, b + 1))
     for marker in res.errors:
         if marker.line in covered or marker.line in dropped or is_trailer(marker.text):
             continue
@@ -561,9 +569,13 @@ def _group_closes(n: int, endgroups: list[int], group_lines: list[int]) -> bool:
 
 
 def _in_passed_class(first: int, last: int, spans: list[tuple[int, int]]) -> bool:
-    # Spans are appended as classes finish, so they are sorted by their end.
-    i = bisect.bisect_left(spans, (0, last + 1), key=lambda s: (0, s[1]))
+    # Spans are appended as classes finish, so they are sorted by their end (looked up by it alone: no tuple made
+    # for each comparison).
+    i = bisect.bisect_left(spans, last + 1, key=_END)
     return any(a < first for a, _ in spans[i:i + 64])
+
+
+_END = operator.itemgetter(1)
 
 
 def _rank(failures: list[Failure]) -> None:

@@ -19,7 +19,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -141,9 +141,14 @@ _PATH_LINE_SEEN, _PATH_LINE_COL_SEEN = (re.compile(p.pattern.replace(r"[\w./\\-]
 _EXC_WORDS = ("Error", "Exception", "Failure", "Fault")
 
 
+# The same words by the pattern's identity: a compiled pattern's hash is computed over all of its code at each
+# look-up (0.3-1 us, ten look-ups a line), an int's is not.
+_NEEDS_BY_ID = {id(pattern): words for pattern, words in _NEEDS.items()}
+
+
 def _seen(pattern: re.Pattern[str], text: str, low: str | None) -> float:
     """1.0 if `pattern` matches `text` (whose lower-case form is `low` when it is ASCII, else None)."""
-    return float(may_hold(_NEEDS[pattern], low) and pattern.search(text) is not None)
+    return float(may_hold(_NEEDS_BY_ID[id(pattern)], low) and pattern.search(text) is not None)
 
 
 _LINE_FEATURES = (
@@ -197,6 +202,16 @@ class LocatorModel:
         return [(name, w * (row.get(name, 0.0) - mu) / sd)
                 for name, w, mu, sd in zip(self.features, self.coef, self.mean, self.scale, strict=True)]
 
+    def contribution_values(self, row: Mapping[str, float]) -> list[float]:
+        """The values `contributions` gives, in its order, computed the same way: without a tuple each (a line is
+        scored on about sixty features, and a small log's locator scores every candidate line)."""
+        get = row.get
+        return [w * (get(name, 0.0) - mu) / sd for name, w, mu, sd in self._terms]
+
+    @cached_property
+    def _terms(self) -> tuple[tuple[str, float, float, float], ...]:
+        return tuple(zip(self.features, self.coef, self.mean, self.scale, strict=True))
+
     def probability(self, row: Mapping[str, float]) -> float:
         z = self.bias + sum(c for _, c in self.contributions(row))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
@@ -212,25 +227,32 @@ def load_model(path: Path) -> LocatorModel:
     return LocatorModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
-_MARKER_STARTS = frozenset("#sEtD[F")
+# Each CI system's markers by their first character: a line is compared only with the markers that begin as it
+# does (every other line with none), in the order of SHAPES.
+_MARKERS: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
+    "#": ((("##[section]", "##vso["), "azure"), (("##[",), "github")),
+    "s": ((("section_start:", "section_end:"), "gitlab"),),
+    "E": ((("ERROR: Job failed",), "gitlab"),),
+    "t": ((("travis_",), "travis"),),
+    "D": ((("Done. Your build exited",), "travis"),),
+    "[": ((("[Pipeline]",), "jenkins"),),
+    "F": ((("Finished: ",), "jenkins"),),
+}
 
 
 def detect_shape(texts: Iterable[str]) -> str:
     """The CI system that wrote the log, from the markers among the lines the scan kept."""
     seen = set()
     for t in texts:
-        if t[:1] not in _MARKER_STARTS:  # the first character of every marker below: most lines have none
+        marks = _MARKERS.get(t[:1])
+        if marks is None:
             continue
-        if t.startswith(("##[section]", "##vso[")):
-            seen.add("azure")
-        elif t.startswith("##["):
-            seen.add("github")
-        elif t.startswith("section_start:") or t.startswith("section_end:") or t.startswith("ERROR: Job failed"):
-            seen.add("gitlab")
-        elif t.startswith("travis_") or t.startswith("Done. Your build exited"):
-            seen.add("travis")
-        elif t.startswith("[Pipeline]") or t.startswith("Finished: "):
-            seen.add("jenkins")
+        for prefixes, shape in marks:
+            if t.startswith(prefixes):
+                if shape == SHAPES[0]:
+                    return shape  # the first of SHAPES wins whatever else the lines show
+                seen.add(shape)
+                break
     for shape in SHAPES[:-1]:
         if shape in seen:
             return shape
@@ -360,6 +382,7 @@ def feature_rows(texts: Mapping[int, str], *, end: int, shape: str, step_start: 
     paths = {n for n in order if rows[n]["path_line"]}
     headings = {n for n in order if texts[n].rstrip().endswith(":") and _HEADING.search(texts[n])}
     warned = _under_warning(order, texts, rows)
+    shape_key = f"shape_{shape}"
     for i, n in enumerate(order):
         row = rows[n]
         c = counts[templates[n]]
@@ -377,15 +400,17 @@ def feature_rows(texts: Mapping[int, str], *, end: int, shape: str, step_start: 
         row["after_command"] = float(last_command > 0 and last_command < n <= end)
         row["prev_err"] = float(n - 1 in errorish)
         row["next_err"] = float(n + 1 in errorish)
-        above = [k for k in range(n - 3, n) if k in errorish]
-        row["cont_of_err"] = float(bool(above) and bool(_CONT.search(texts[n])) and n not in errorish)
-        row["near_err_density"] = sum(1 for k in range(n - 5, n + 6) if k in errorish and k != n) / 10.0
-        row["near_path_density"] = sum(1 for k in range(n - 5, n + 6) if k in paths and k != n) / 10.0
+        above = n - 3 in errorish or n - 2 in errorish or n - 1 in errorish
+        row["cont_of_err"] = float(above and bool(_CONT.search(texts[n])) and n not in errorish)
+        # The others of the eleven lines around it that are error-like, and that hold a path (counted by the sets).
+        near = range(n - 5, n + 6)
+        row["near_err_density"] = (len(errorish.intersection(near)) - (n in errorish)) / 10.0
+        row["near_path_density"] = (len(paths.intersection(near)) - (n in paths)) / 10.0
         # Position inside the contiguous stretch of candidates it belongs to (a block's head carries the message).
         row["block_pos"] = float(i > 0 and order[i - 1] == n - 1 and n - 1 in errorish)
         row["after_heading"] = float(n - 1 in headings or (n - 2 in headings and not texts.get(n - 1, "x").strip()))
         row["under_warning"] = float(n in warned)
-        row[f"shape_{shape}"] = 1.0
+        row[shape_key] = 1.0
     return rows
 
 
@@ -452,11 +477,14 @@ def score_lines(texts: Mapping[int, str], *, total: int, model: LocatorModel, st
     end = find_end(cand, total, step_error_line)
     rows = feature_rows(cand, end=end, shape=shape, step_start=step_start)
     scored = []
+    features = model.features
     for n, row in rows.items():
-        contrib = model.contributions(row)
-        z = model.bias + sum(c for _, c in contrib)
+        values = model.contribution_values(row)
+        z = model.bias + sum(values)
         p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-        why = sorted((c for c in contrib if c[1] > 0.05 and row.get(c[0], 0.0)), key=lambda c: -c[1])[:4]
+        get = row.get
+        why = sorted(((name, v) for name, v in zip(features, values, strict=True) if v > 0.05 and get(name, 0.0)),
+                     key=lambda c: -c[1])[:4]
         scored.append(Scored(n, p, [(k, round(v, 2)) for k, v in why]))
     return scored, shape, end, len(cand)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -101,8 +102,12 @@ class Redactor:
         self._learned: dict[str, None] = {}
         # Texts that had nothing to redact: the same again, while nothing new is learned (a report quotes its log
         # lines many times, and the trace redacts the report again: about 5,000 strings at 50 MB, 300 different).
-        self._clean: dict[str, None] = {}
+        # Each is kept with the learning it was found clean under (`_learning`, a new number each time a credential
+        # is learned): one found clean by a thread while another learned a credential is never answered from here.
+        self._clean: dict[str, int] = {}
         self._clean_chars = 0
+        self._numbers = itertools.count(1)
+        self._learning = 0
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], *, rules: SecretRules | None = None) -> Redactor:
@@ -120,7 +125,8 @@ class Redactor:
     def text(self, text: str) -> str:
         if len(text) >= _REMEMBER_FROM and text in self._done:
             return text
-        if text in self._clean:
+        learning = self._learning
+        if self._clean.get(text) == learning:
             self._remember(text)
             return text
         given = text
@@ -136,11 +142,13 @@ class Redactor:
             if len(self._learned) > _REMEMBERED:
                 del self._learned[next(iter(self._learned))]
         if found:
-            # A credential learned now may be in a text that was clean before it was known.
+            # A credential learned now may be in a text that was clean before it was known: a new learning (taken
+            # after the credential is in `_learned`, each number once), and the texts found clean before it go.
+            self._learning = next(self._numbers)
             self._clean.clear()
             self._clean_chars = 0
         elif text == given:
-            self._note_clean(text)
+            self._note_clean(text, learning)
         self._remember(text)
         return text
 
@@ -150,12 +158,12 @@ class Redactor:
             if len(self._done) > _REMEMBERED:
                 del self._done[next(iter(self._done))]
 
-    def _note_clean(self, text: str) -> None:
-        self._clean[text] = None
+    def _note_clean(self, text: str, learning: int) -> None:
+        self._clean[text] = learning
         self._clean_chars += len(text)
         while self._clean_chars > _CLEAN_CHARS and self._clean:
             oldest = next(iter(self._clean))
-            if self._clean.pop(oldest, "") is None:  # "": another thread took it out
+            if self._clean.pop(oldest, None) is not None:  # None: another thread took it out
                 self._clean_chars -= len(oldest)
 
     def value(self, value: Any) -> Any:

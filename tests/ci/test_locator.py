@@ -330,3 +330,46 @@ def test_the_directories_removed_are_the_ones_the_first_form_removed() -> None:
     first = re.compile(r"(?:[^\s/\\]*[/\\])+(?=\S)")  # tried at every character of a word
     for line in _random_and_real_lines("ab/\\ \t.\u00a0\u2003x/"):
         assert loc._DIRS.sub("", line) == first.sub("", line), line
+
+
+def _shape_reference(texts: list[str]) -> str:
+    """detect_shape as first written: every line through the whole chain of markers."""
+    seen = set()
+    for t in texts:
+        if t.startswith(("##[section]", "##vso[")):
+            seen.add("azure")
+        elif t.startswith("##["):
+            seen.add("github")
+        elif t.startswith("section_start:") or t.startswith("section_end:") or t.startswith("ERROR: Job failed"):
+            seen.add("gitlab")
+        elif t.startswith("travis_") or t.startswith("Done. Your build exited"):
+            seen.add("travis")
+        elif t.startswith("[Pipeline]") or t.startswith("Finished: "):
+            seen.add("jenkins")
+    return next((s for s in ("azure", "github", "gitlab", "travis", "jenkins") if s in seen), "plain")
+
+
+def test_the_shape_is_the_one_every_marker_compared_gives() -> None:
+    import random
+
+    marks = ["##[section]Starting: x", "##vso[task.x]", "##[group]Run x", "##[error]x", "section_start:1:x",
+             "section_end:1:x", "ERROR: Job failed: exit code 1", "travis_fold:start:x",
+             "Done. Your build exited with 1.", "[Pipeline] sh", "Finished: FAILURE", "#1 [internal] x", "s", "E",
+             "t", "D", "[", "F", "#", "", "plain"]
+    rnd = random.Random(21)
+    for _ in range(3000):
+        texts = [rnd.choice(marks) for _ in range(rnd.randint(0, 8))]
+        assert detect_shape(texts) == _shape_reference(texts), texts
+
+
+def test_the_contribution_values_are_the_contributions_own() -> None:
+    import random
+
+    model = default_model()
+    rnd = random.Random(22)
+    for _ in range(500):
+        row = {name: rnd.choice([0.0, 1.0, rnd.random(), rnd.uniform(-3, 3)])
+               for name in rnd.sample(FEATURES, rnd.randint(0, len(FEATURES)))}
+        assert model.contribution_values(row) == [c for _, c in model.contributions(row)]
+        assert model.bias + sum(model.contribution_values(row)) == model.bias + sum(
+            c for _, c in model.contributions(row))

@@ -86,3 +86,15 @@ def test_the_clean_texts_remembered_are_bounded(monkeypatch: pytest.MonkeyPatch)
         assert redactor._clean_chars <= 100
     assert texts[0] not in redactor._clean and texts[-1] in redactor._clean
     assert redactor._clean_chars == sum(len(t) for t in redactor._clean)
+
+
+def test_a_text_found_clean_while_a_credential_was_learned_is_searched_again() -> None:
+    # A thread finds the echo clean, another learns the token meanwhile and the first notes the echo afterwards:
+    # the echo is not answered from what was clean before the token was known.
+    token = "Zq8Rk2Lm9Vx4Tw7Yp3Nc"
+    echoed = f"echo {token} | docker login --password-stdin"
+    redactor = Redactor()
+    before = redactor._learning
+    assert token not in redactor.text(f"password={token}")
+    redactor._note_clean(echoed, before)
+    assert redactor.text(echoed) == f"echo {REDACTED} | docker login --password-stdin"
