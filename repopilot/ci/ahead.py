@@ -10,10 +10,13 @@ Why a process and not a thread: hyperscan's Python binding takes the interpreter
 match. Why a new interpreter and not a fork: a forked child shares this process's pages until either writes to
 one, and this process's per-line work writes all over its heap, so the pair's memory grew with the time the scan
 took (31 MB at 10 MB, 54 MB at 500 MB from a wheel). The helper is a small interpreter of its own (`python -S`,
-hyperscan and two of RepoPilot's modules: about 10 MB whatever the log's size) that is ready after 30-40 ms; until
-then this process reads and scans the first pieces itself, and hands the helper the rest at a piece's end. (Pieces
-handed over through the pipe instead of shared memory cost more than reading them here: two more copies through
-the kernel, and the helper waiting on a full pipe.)
+hyperscan and two of RepoPilot's modules: about 10 MB whatever the log's size) that is ready after 30-40 ms. `diagnose`
+starts it before the program loads (`prestart_helper`), and from a wheel gives it its task at once, so it scans from
+the file's start while this process loads; otherwise this process reads and scans the first pieces itself until the
+helper is ready, and hands it the rest at a piece's end. (Pieces handed over through the pipe instead of shared
+memory cost more than reading them here: two more copies through the kernel, and the helper waiting on a full pipe.)
+When the ring is full the helper goes on a few dozen pieces further rather than wait, and this process reads those
+from the file (`_NOT_GIVEN`).
 
 Results are the same as one pass (tests/ci/test_scan_ahead.py): the helper's pieces are the ones one pass reads (the
 same file, read the same way from the same place), which this process checks on the helper's first piece against
@@ -151,11 +154,22 @@ class Packed(NamedTuple):
     data: bytes
 
 
+def _can_help() -> bool:
+    """Whether a helper can be started and pays: it needs the C extension, an interpreter to start, pipes that can be
+    waited on (POSIX), and a second CPU (on one, the two processes take turns: a tenth more CPU for nothing)."""
+    return native.NATIVE is not None and bool(sys.executable) and os.name == "posix" and _cpus() > 1
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def reopenable(stream: BinaryIO) -> tuple[str, int] | None:
     """The path `stream`'s file can be opened again by and where reading begins in it, when a helper may scan it
     ahead: a regular file with at least `AHEAD_FROM` bytes from here, opened by a path that still names it, with the
-    C extension, where pipes can be waited on (POSIX); else None."""
-    if native.NATIVE is None or not sys.executable or os.name != "posix":
+    C extension, where pipes can be waited on (POSIX), on two CPUs or more; else None."""
+    if not _can_help():
         return None
     name = getattr(stream, "name", None)
     try:
@@ -307,7 +321,7 @@ def prestart_helper(paths: list[str], chunk_size: int = CHUNK_SIZE) -> bool:
     scan takes its pieces if those are its own databases, pieces and file (`_Task.fits`), else it starts another.
     Called by a command before it loads (app/early.py); a scan that does not need the helper ends it (`discard`).
     Whether one was started."""
-    if _EARLY or native.NATIVE is None or not sys.executable or os.name != "posix":
+    if _EARLY or not _can_help():
         return False
     for path in paths:
         try:

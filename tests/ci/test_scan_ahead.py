@@ -33,6 +33,7 @@ _HELPERS: list[object] = []  # the helper processes started by the test running
 
 @pytest.fixture(autouse=True)
 def _recorded_helpers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(ahead, "_cpus", lambda: 2)  # a helper only pays with a second CPU; these tests want one
     real = ahead._Helper.__init__
 
     def recorded(self, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -261,6 +262,10 @@ def test_only_a_big_regular_file_with_the_extension_is_scanned_ahead(tmp_path: P
         assert ahead.reopenable(fh) is None
     re_only = Scanner(load_catalog(), engine="re")
     assert re_only.engine.serialized() is None  # no database to hand over: one pass
+    monkeypatch.setattr(ahead, "_cpus", lambda: 1)
+    with path.open("rb") as fh:
+        assert ahead.reopenable(fh) is None  # one CPU: the two processes would only take turns
+    assert not ahead.prestart_helper([str(path)])
 
 
 def test_by_default_a_diagnosis_scans_ahead_and_the_setting_turns_it_off(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
