@@ -25,7 +25,8 @@ For each log, --runs paired runs (in each run every contender once, in turn, the
   (its children's included) and peak memory three ways (sampled from /proc): the process tree's RSS with the
   pages a fork shares counted once (the headline), the plain sum of its processes' RSS (shared pages counted in
   each), and the main process's own peak (VmHWM, sampled: wait4's would count this bench's own pages, which the
-  child had before its exec);
+  child had before its exec). Time and memory come from two runs of each: sampling the memory slows the run it
+  samples (as grep's runs are not sampled, neither is a timed one);
 - `forked`: the same with REPOPILOT_SCAN_WORKERS set to the CPUs (at most 4): a big file is scanned in parts by
   forked workers (ci/split.py): time, CPU of all its processes and the tree's peak RSS;
 - `one pass`: the same with REPOPILOT_SCAN_AHEAD=0: no helper scanning ahead (ci/ahead.py), everything in one
@@ -245,9 +246,21 @@ class _TreeMemory:
 
 def _whole(path: Path, runs_dir: str, workers: int | None = None, *, ahead: bool | None = None,
            exe: str | None = None) -> dict[str, object]:
+    """`_diagnose_once` twice, in the same way: once timed, once with its memory sampled. Sampling reads every process's
+    /proc/PID/smaps_rollup every 5 ms, which walks its page tables: on a 2-CPU machine whose two CPUs the scan and
+    its helper keep busy, that took 15 ms (8%) off a 50 MB diagnose, while grep's runs are not sampled."""
+    timed = _diagnose_once(path, runs_dir, workers, ahead=ahead, exe=exe, memory=False)
+    sized = _diagnose_once(path, runs_dir, workers, ahead=ahead, exe=exe)
+    if _gist(sized["report"]) != _gist(timed["report"]):  # type: ignore[arg-type]
+        sys.exit(f"repopilot diagnose {path}: another diagnosis the second time")
+    return {**sized, "seconds": timed["seconds"], "cpu": timed["cpu"]}
+
+
+def _diagnose_once(path: Path, runs_dir: str, workers: int | None = None, *, ahead: bool | None = None,
+                   exe: str | None = None, memory: bool = True) -> dict[str, object]:
     """One `repopilot diagnose` process (`exe`: of another install): seconds, CPU seconds (its children
-    included), peak RSS of its largest process (its VmHWM), peak RSS and PSS summed over its processes (sampled),
-    and its report."""
+    included), and with `memory` the peak RSS of its largest process (its VmHWM) and the peak RSS and PSS summed
+    over its processes (sampled), and its report."""
     exe = exe or shutil.which("repopilot", path=str(Path(sys.executable).parent)) or "repopilot"
     env = {**os.environ, "REPOPILOT_RUNS_DIR": runs_dir}
     if workers is not None:
@@ -259,11 +272,11 @@ def _whole(path: Path, runs_dir: str, workers: int | None = None, *, ahead: bool
         t0 = time.perf_counter()
         proc = subprocess.Popen([exe, "diagnose", str(path), "--format", "json", "--no-llm"], stdout=out,
                                 stderr=subprocess.DEVNULL, env=env)
-        memory = _TreeMemory(proc.pid) if Path("/proc/self/smaps_rollup").exists() else None
+        sampler = _TreeMemory(proc.pid) if memory and Path("/proc/self/smaps_rollup").exists() else None
         _, status, usage = os.wait4(proc.pid, 0)
         dt = time.perf_counter() - t0
-        if memory is not None:
-            memory.stop()
+        if sampler is not None:
+            sampler.stop()
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             sys.exit(f"repopilot diagnose {path} exited {proc.returncode}")
@@ -271,10 +284,10 @@ def _whole(path: Path, runs_dir: str, workers: int | None = None, *, ahead: bool
         report = json.loads(out.read())
     # wait4's peak counts the pages the child had before its exec, this bench's own (tens of MB, whatever the
     # log): the process's VmHWM, sampled until it exits, is its own peak.
-    rss = memory.hwm if memory is not None and memory.hwm else usage.ru_maxrss / 1024
+    rss = sampler.hwm if sampler is not None and sampler.hwm else usage.ru_maxrss / 1024
     return {"seconds": dt, "cpu": usage.ru_utime + usage.ru_stime, "rss": rss,
-            "rss_sum": max(rss, memory.rss) if memory else rss, "tree": max(rss, memory.tree) if memory else rss,
-            "processes": memory.most if memory else 1,
+            "rss_sum": max(rss, sampler.rss) if sampler else rss, "tree": max(rss, sampler.tree) if sampler else rss,
+            "processes": sampler.most if sampler else 1,
             "report": report[0] if isinstance(report, list) else report}
 
 
@@ -315,11 +328,12 @@ def _measure(path: Path, runs: int, small: Path, wheel: str | None) -> dict[str,
                 rows[k].append(whole[k])  # type: ignore[arg-type]
             rows["whole"].append(whole["seconds"])  # type: ignore[arg-type]
             # The fixed cost in the same run: the same command on a 12 KB log.
-            rows["fixed"].append(_whole(small, runs_dir)["seconds"])  # type: ignore[arg-type]
+            rows["fixed"].append(_diagnose_once(small, runs_dir, memory=False)["seconds"])  # type: ignore[arg-type]
             contenders = [("forked", {"workers": _cpus()}), ("onepass", {"ahead": False})]
             if wheel is not None:
                 contenders.append(("wheel", {"exe": wheel}))
-                rows["wheel_fixed"].append(_whole(small, runs_dir, exe=wheel)["seconds"])  # type: ignore[arg-type]
+                fixed = _diagnose_once(small, runs_dir, exe=wheel, memory=False)
+                rows["wheel_fixed"].append(fixed["seconds"])  # type: ignore[arg-type]
             for name, how in contenders:
                 got = _whole(path, runs_dir, **how)  # type: ignore[arg-type]
                 if _gist(got["report"]) != _gist(report):  # type: ignore[arg-type]
